@@ -1,0 +1,1 @@
+"""The ``svoi-kozyri`` command line (a surface: may import every layer)."""

@@ -1,0 +1,72 @@
+"""Engine commands: ``scenarios``, ``perft`` and ``demo``."""
+
+from __future__ import annotations
+
+import random
+from typing import Annotated
+
+import typer
+
+from ..core import Game, Rules, SvoiKozyriError, format_cards, seat_name
+from ..core.perft import perft, perft_divide
+
+
+def register(app: typer.Typer) -> None:
+    """Add the engine commands to ``app``."""
+    app.command("scenarios")(scenarios)
+    app.command("perft")(perft_cmd)
+    app.command("demo")(demo)
+
+
+def scenarios(
+    paths: Annotated[list[str], typer.Argument(help="scenario files or directories")],
+) -> None:
+    """Run rules scenario files (svoi-kozyri-scenarios/1): PASS/FAIL per scenario."""
+    from ..scenarios import run_paths
+
+    passed = failed = 0
+    for outcome in run_paths(paths):
+        typer.echo(outcome.line())
+        if outcome.ok:
+            passed += 1
+        else:
+            failed += 1
+    typer.echo(f"{passed} passed, {failed} failed")
+    raise typer.Exit(1 if failed or not passed else 0)
+
+
+def perft_cmd(
+    position: Annotated[str, typer.Argument(help="position in the project's notation (FEN-like)")],
+    depth: Annotated[int, typer.Argument(help="number of turn-level moves", min=0)],
+    divide: Annotated[bool, typer.Option(help="print the count below each first move")] = False,
+) -> None:
+    """Count the sequences of DEPTH turn-level moves from POSITION."""
+    from ..notation.position import parse_position
+
+    try:
+        state = parse_position(position)
+    except SvoiKozyriError as e:
+        typer.echo(f"error: {e}", err=True)
+        raise typer.Exit(2) from None
+    if divide:
+        for move, count in perft_divide(state, depth).items():
+            typer.echo(f"{move}: {count}")
+    typer.echo(perft(state, depth))
+
+
+def demo(
+    players: Annotated[int, typer.Option(min=2, max=4, help="number of players")] = 4,
+    seed: Annotated[int | None, typer.Option(help="seed of the deal and of the bots")] = None,
+) -> None:
+    """Play and print one full hand between random bots."""
+    rng = random.Random(seed)
+    game = Game(Rules(num_players=players))
+    state = game.new_hand(dealer=rng.randrange(players), seed=rng)
+    for i, h in enumerate(state.hands):
+        typer.echo(f"{seat_name(i)} owns {game.owners_str()[seat_name(i)]}: {format_cards(h)}")
+    while not state.is_over:
+        seat = state.to_act_seat
+        move = rng.choice(state.legal_moves())
+        state.push(move)
+        typer.echo(f"{seat_name(seat)}: {move}")
+    typer.echo(f"result: {state.result}")

@@ -1,0 +1,180 @@
+"""What one player may know, and sampling hidden hands consistent with it.
+
+An :class:`Observation` is built from a :class:`State` for one seat (or for a
+spectator, ``seat=None``) and holds exactly that viewer's knowledge (SPEC A15):
+their own hand, ownership, all hand sizes, the pile, the public history of
+turns (every card played and every pickup with the cards taken), the sixes
+transfers, and for each seat the cards publicly known to be in its hand
+(picked up and not played since, or a six handed to its owner).  Bots, the
+terminal and the web server only ever see observations; the full state goes
+only to an explicitly omniscient caller.
+
+:func:`determinize` samples a full state consistent with an observation: every
+card whose holder is publicly known is placed with that holder, the remaining
+hidden cards are spread uniformly over the hidden places with the right sizes.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from .cards import Card, CardSet, cards_of
+from .game import FREE, OVER, PHASE_NAMES, RESPOND, Game, Move, Result, State
+
+
+@dataclass(frozen=True)
+class Observation:
+    """One viewer's knowledge of a hand.  ``seat`` is ``None`` for a spectator.
+
+    In the Besicovitch game all hands are open, so ``hands`` holds every hand;
+    otherwise ``hands`` holds only the viewer's own hand (others are 0) and
+    ``known`` the publicly known part of every hand.
+    """
+
+    game: Game
+    seat: int | None
+    hands: tuple[CardSet, ...]
+    hand_sizes: tuple[int, ...]
+    known: tuple[CardSet, ...]
+    pile: tuple[Card, ...]
+    discard: CardSet
+    to_act: int | None
+    phase: int
+    outs: tuple[tuple[int, str], ...]
+    result: Result | None
+    turns: int
+    history: tuple[tuple[int, Move, CardSet], ...]
+    transfers: tuple[tuple[Card, int, int], ...]
+    dealer: int | None
+
+    @property
+    def hand(self) -> CardSet:
+        """The viewer's own hand (0 for a spectator)."""
+        return 0 if self.seat is None else self.hands[self.seat]
+
+    @property
+    def mode(self) -> str | None:
+        """``free``, ``respond``, ``lead`` or ``None`` once over."""
+        return None if self.phase == OVER else PHASE_NAMES[self.phase]
+
+    @property
+    def top(self) -> Card | None:
+        """Top card of the pile."""
+        return self.pile[-1] if self.pile else None
+
+    @property
+    def my_turn(self) -> bool:
+        """True when the viewer is the seat to act."""
+        return self.seat is not None and self.seat == self.to_act
+
+    def unseen(self) -> CardSet:
+        """Cards whose location the viewer does not know (in some other hand)."""
+        m = self.game.deck & ~self.discard
+        for c in self.pile:
+            m &= ~(1 << c)
+        for i in range(self.game.n):
+            m &= ~(self.hands[i] | self.known[i])
+        return m
+
+    def beat_options(self) -> CardSet:
+        """Cards the viewer may beat the top card with, when responding."""
+        if not self.my_turn or self.phase != RESPOND or not self.pile:
+            return 0
+        assert self.seat is not None
+        return self.game.beat_mask(self.pile[-1], self.seat) & self.hands[self.seat]
+
+    def pickup_count(self) -> int:
+        """Cards a refusal would take now (0 if refusing is impossible)."""
+        if self.phase != RESPOND or self.to_act is None or not self.pile:
+            return 0
+        return min(self.game.required_pickup(self.pile[-1], self.to_act), len(self.pile))
+
+    def legal_moves(self) -> list[Move]:
+        """The viewer's legal turn-level moves (empty unless it is their turn)."""
+        if not self.my_turn or self.phase not in (FREE, RESPOND):
+            return []
+        return self.to_state(self.hands).legal_moves()
+
+    def to_state(self, hands: tuple[CardSet, ...] | list[CardSet]) -> State:
+        """A state with these full hands and the public rest of this observation.
+        The repetition count starts afresh from here."""
+        return self.game.position(
+            list(hands),
+            list(self.pile),
+            -1 if self.to_act is None else self.to_act,
+            self.phase,
+            self.outs,
+            discard=self.discard,
+            turns=self.turns,
+            result=self.result,
+        )
+
+
+def observe(state: State, seat: int | None) -> Observation:
+    """The observation of ``seat`` (``None``: a spectator) of ``state``."""
+    g = state.game
+    n = g.n
+    history = tuple(state.history())
+    known = list(state.origin.known)
+    for p, move, taken in history:
+        for c in move.cards():
+            known[p] &= ~(1 << c)
+        known[p] |= taken
+    open_hands = g.rules.is_besicovitch
+    if open_hands:
+        hands = tuple(state.hands)
+        known = list(state.hands)
+    else:
+        hands = tuple(state.hands[i] if i == seat else 0 for i in range(n))
+        known = [k & state.hands[i] for i, k in enumerate(known)]
+    transfers = state.origin.transfers if g.rules.sixes_transfer_public else tuple(
+        t for t in state.origin.transfers if seat is not None and seat in (t[1], t[2])
+    )
+    return Observation(
+        game=g,
+        seat=seat,
+        hands=hands,
+        hand_sizes=state.hand_sizes(),
+        known=tuple(known),
+        pile=tuple(state.pile_cards()),
+        discard=state.discard,
+        to_act=state.to_act,
+        phase=state.phase,
+        outs=state.outs,
+        result=state.result,
+        turns=state.turns,
+        history=history,
+        transfers=transfers,
+        dealer=state.origin.dealer,
+    )
+
+
+def sample_hands(obs: Observation, rng: random.Random) -> list[CardSet]:
+    """Full hands consistent with ``obs``: known cards with their holders, the
+    hidden rest dealt uniformly at random to the hidden places."""
+    n = obs.game.n
+    hands = [0] * n
+    need = [0] * n
+    for i in range(n):
+        fixed = obs.hands[i] | obs.known[i]
+        hands[i] = fixed
+        need[i] = obs.hand_sizes[i] - fixed.bit_count()
+        if need[i] < 0:
+            raise ValueError("observation is inconsistent: known cards exceed the hand size")
+    pool = cards_of(obs.unseen())
+    if len(pool) != sum(need):
+        raise ValueError("observation is inconsistent: hidden cards do not match hand sizes")
+    rng.shuffle(pool)
+    k = 0
+    for i in range(n):
+        for c in pool[k : k + need[i]]:
+            hands[i] |= 1 << c
+        k += need[i]
+    return hands
+
+
+def determinize(obs: Observation, rng: random.Random) -> State:
+    """A full state sampled uniformly among those consistent with ``obs``."""
+    return obs.to_state(sample_hands(obs, rng))
+

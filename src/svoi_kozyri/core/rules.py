@@ -1,0 +1,181 @@
+"""The rules options of SPEC C9 as one immutable, validated object.
+
+Every option carries its SPEC name and default.  A few defaults depend on the
+variant: the Besicovitch game (C3) is a two-player game with one trump each and
+whole-pile pickups, so ``Rules(variant="besicovitch")`` resolves
+``num_players=2``, ``trumps_per_player_2p=1`` and ``pickup_rule="whole_pile"``
+unless they are given.  Contradictions raise :class:`RulesError`.
+
+>>> Rules().num_players, Rules().pickup_rule
+(4, 'graded')
+>>> r = Rules(variant="besicovitch")
+>>> r.num_players, r.pickup_rule, r.deck_size
+(2, 'whole_pile', 32)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+_CHOICES: dict[str, tuple[Any, ...]] = {
+    "num_players": (2, 3, 4),
+    "variant": ("standard", "besicovitch"),
+    "suit_assignment": ("agreed", "blind"),
+    "trumps_per_player_2p": (1, 2),
+    "pickup_rule": ("graded", "fixed", "whole_pile"),
+    "after_pickup": ("face_new_top", "free_lead"),
+    "defence_out_pile": ("keep", "discard"),
+    "draw_rule": ("lead_only", "any_last_card", "none"),
+    "equal_rank_beats": ("off", "also", "only"),
+    "pile_visibility": ("full", "table"),
+    "session_mode": ("losses", "points"),
+    "cap_outcome": ("draw", "most_cards_loses"),
+    "deck_size": (24, 32, 36, 40),
+    "besicovitch_first_leader": ("dealer", "non_dealer"),
+}
+_BOOLS = (
+    "reassign_each_hand",
+    "own_suits_cross_beat",
+    "free_lead_after_defence_out",
+    "sixes_transfer_public",
+    "points_on_draw",
+    "taker_leads_after_pickup",
+    "besicovitch_draw_rule",
+)
+
+
+class RulesError(ValueError):
+    """An option has an invalid value or contradicts another option."""
+
+
+@dataclass(frozen=True)
+class Rules:
+    """All options of SPEC C9.  ``None`` for the three variant-dependent options
+    means "the default for this variant" and is resolved on construction."""
+
+    num_players: int = None  # type: ignore[assignment]
+    variant: str = "standard"
+    suit_assignment: str = "agreed"
+    reassign_each_hand: bool = False
+    trumps_per_player_2p: int = None  # type: ignore[assignment]
+    own_suits_cross_beat: bool = False
+    pickup_rule: str = None  # type: ignore[assignment]
+    fixed_pickup_count: int = 3
+    after_pickup: str = "face_new_top"
+    free_lead_after_defence_out: bool = True
+    defence_out_pile: str = "keep"
+    draw_rule: str = "lead_only"
+    equal_rank_beats: str = "off"
+    sixes_transfer_public: bool = True
+    pile_visibility: str = "full"
+    session_mode: str = "losses"
+    loss_limit: int = 5
+    points_target: int = 5
+    points_on_draw: bool = False
+    repetition_limit: int | None = 3
+    max_actions_per_hand: int | None = 20000
+    cap_outcome: str = "draw"
+    deck_size: int = 32
+    besicovitch_first_leader: str = "dealer"
+    taker_leads_after_pickup: bool = False
+    besicovitch_draw_rule: bool = False
+    _explicit: frozenset[str] = field(default=frozenset(), repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        besic = self.variant == "besicovitch"
+        if self.variant not in _CHOICES["variant"]:
+            raise RulesError(f"variant must be one of {_CHOICES['variant']}, not {self.variant!r}")
+        defaults = {
+            "num_players": 2 if besic else 4,
+            "trumps_per_player_2p": 1 if besic else 2,
+            "pickup_rule": "whole_pile" if besic else "graded",
+        }
+        for name, value in defaults.items():
+            if getattr(self, name) is None:
+                object.__setattr__(self, name, value)
+        for name, choices in _CHOICES.items():
+            value = getattr(self, name)
+            if isinstance(value, bool) or value not in choices:
+                raise RulesError(
+                    f"{name} must be one of {', '.join(map(repr, choices))}, not {value!r}"
+                )
+        for name in _BOOLS:
+            if not isinstance(getattr(self, name), bool):
+                raise RulesError(f"{name} must be true or false, not {getattr(self, name)!r}")
+        for name, low in (("fixed_pickup_count", 1), ("loss_limit", 1), ("points_target", 1)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < low:
+                raise RulesError(f"{name} must be an integer >= {low}, not {value!r}")
+        rl = self.repetition_limit
+        if rl is not None and (isinstance(rl, bool) or not isinstance(rl, int) or rl < 2):
+            raise RulesError(f"repetition_limit must be an integer >= 2 or null, not {rl!r}")
+        cap = self.max_actions_per_hand
+        if cap is not None and (isinstance(cap, bool) or not isinstance(cap, int) or cap < 1):
+            raise RulesError(f"max_actions_per_hand must be an integer >= 1 or null, not {cap!r}")
+        if besic:
+            if self.num_players != 2:
+                raise RulesError("the Besicovitch variant is a two-player game (num_players=2)")
+            if self.trumps_per_player_2p != 1:
+                raise RulesError("the Besicovitch variant gives each player one trump suit")
+        else:
+            for name in ("deck_size", "besicovitch_first_leader", "taker_leads_after_pickup",
+                         "besicovitch_draw_rule"):
+                if name in self._explicit and getattr(self, name) != _DEFAULTS[name]:
+                    raise RulesError(f"{name} applies only to the Besicovitch variant")
+        if self.taker_leads_after_pickup and self.pickup_rule != "whole_pile":
+            raise RulesError(
+                "taker_leads_after_pickup needs pickup_rule='whole_pile' "
+                "(the taker can only start a new pile when the pile is empty)"
+            )
+        if self.taker_leads_after_pickup and self.after_pickup != "face_new_top":
+            raise RulesError("taker_leads_after_pickup and after_pickup='free_lead' contradict")
+        if "fixed_pickup_count" in self._explicit and self.pickup_rule != "fixed" and (
+            self.fixed_pickup_count != 3
+        ):
+            raise RulesError("fixed_pickup_count applies only with pickup_rule='fixed'")
+        if "points_on_draw" in self._explicit and self.points_on_draw and (
+            self.session_mode != "points"
+        ):
+            raise RulesError("points_on_draw applies only with session_mode='points'")
+
+    @classmethod
+    def from_dict(cls, options: dict[str, Any]) -> Rules:
+        """Build from a mapping of SPEC option names, rejecting unknown names."""
+        known = {f.name for f in fields(cls) if not f.name.startswith("_")}
+        unknown = sorted(set(options) - known)
+        if unknown:
+            raise RulesError(f"unknown rules option(s): {', '.join(unknown)}")
+        return cls(**options, _explicit=frozenset(options))
+
+    def to_dict(self, *, only_changed: bool = False) -> dict[str, Any]:
+        """The options by name; with ``only_changed``, those that differ from the
+        default for this variant (enough to rebuild an equal object)."""
+        out: dict[str, Any] = {}
+        base = Rules(variant=self.variant) if only_changed else None
+        for f in fields(self):
+            if f.name.startswith("_"):
+                continue
+            value = getattr(self, f.name)
+            if base is None or value != getattr(base, f.name) or f.name == "variant" and (
+                value != "standard"
+            ):
+                out[f.name] = value
+        return out
+
+    def replace(self, **changes: Any) -> Rules:
+        """A copy with some options changed (validated again)."""
+        merged = self.to_dict(only_changed=True)
+        merged.update(changes)
+        return Rules.from_dict(merged)
+
+    @property
+    def is_besicovitch(self) -> bool:
+        """True for the open two-player Besicovitch game (SPEC C3)."""
+        return self.variant == "besicovitch"
+
+
+_DEFAULTS: dict[str, Any] = {
+    f.name: f.default for f in dataclasses.fields(Rules) if not f.name.startswith("_")
+}
