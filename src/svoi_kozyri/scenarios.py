@@ -89,9 +89,7 @@ def start_state(game: Game, start: Any) -> State:
         if pos.get("mode") not in ("free", "respond"):
             raise ScenarioFormatError("position 'mode' must be 'free' or 'respond'")
         outs = pos.get("out") or []
-        if not isinstance(outs, list) or not all(
-            isinstance(o, list) and len(o) == 2 for o in outs
-        ):
+        if not isinstance(outs, list) or not all(isinstance(o, list) and len(o) == 2 for o in outs):
             raise ScenarioFormatError("'out' must be a list of [seat, how] pairs")
         return game.position(
             pos.get("hands") or {},
@@ -235,8 +233,12 @@ def _run_session(sc: dict[str, Any]) -> None:
     spec = sc["session"]
     if not isinstance(spec, dict):
         raise ScenarioFormatError("'session' must be an object")
-    session = Session(rules, first_dealer=parse_seat(spec["first_dealer"], n),
-                      owners=sc.get("owners"), pairs=sc.get("pairs"))
+    session = Session(
+        rules,
+        first_dealer=parse_seat(spec["first_dealer"], n),
+        owners=sc.get("owners"),
+        pairs=sc.get("pairs"),
+    )
     for i, hand in enumerate(spec.get("hands", []), 1):
         if not isinstance(hand, dict):
             raise ScenarioFormatError(f"session hand {i} must be an object")
@@ -269,7 +271,7 @@ def _run_session(sc: dict[str, Any]) -> None:
             got = None if d is None else seat_name(d)
         elif key == "winners":
             got = sorted(seat_name(w) for w in session.winners)
-            want = sorted(want)
+            want = sorted(str(w) for w in want) if isinstance(want, list) else want
         else:
             raise ScenarioFormatError(f"unknown session expect key {key!r}")
         if got != want:
@@ -291,8 +293,10 @@ def run_scenario(sc: Any, index: int = 0) -> Outcome:
     except _Fail as e:
         return Outcome(str(sid), False, str(e))
     except (ScenarioFormatError, SvoiKozyriError, ValueError, KeyError, TypeError) as e:
-        kind = "bad scenario" if isinstance(e, ScenarioFormatError | KeyError | TypeError) else (
-            "error"
+        kind = (
+            "bad scenario"
+            if isinstance(e, ScenarioFormatError | KeyError | TypeError)
+            else ("error")
         )
         return Outcome(str(sid), False, f"{kind}: {e}")
     return Outcome(str(sid), True)

@@ -334,9 +334,7 @@ class Game:
         "suit_owner",
     )
 
-    def __init__(
-        self, rules: Rules | None = None, owners: Any = None, pairs: Any = None
-    ) -> None:
+    def __init__(self, rules: Rules | None = None, owners: Any = None, pairs: Any = None) -> None:
         rules = rules or Rules()
         self.rules = rules
         n = rules.num_players
@@ -556,10 +554,10 @@ class Game:
                     known[self.suit_owner[s]] |= 1 << card(s, R6)
         else:
             known = list(hands)  # open hands: everything is public
-        origin = Origin(dealer=dealer, deck=tuple(deck), transfers=tuple(transfers),
-                        known=tuple(known))
-        return State._start(self, hands, 0, self.first_player(dealer), FREE, (), 0, 0, None,
-                            origin)
+        origin = Origin(
+            dealer=dealer, deck=tuple(deck), transfers=tuple(transfers), known=tuple(known)
+        )
+        return State._start(self, hands, 0, self.first_player(dealer), FREE, (), 0, 0, None, origin)
 
     def shuffled_deck(self, rng: random.Random) -> list[Card]:
         """The game's deck in a random order drawn from ``rng``."""
@@ -649,10 +647,15 @@ class Game:
                 raise PositionError("the player to lead must hold cards")
         else:
             ph, seat = OVER, -1
-        origin = Origin(dealer=None, deck=None, transfers=(),
-                        known=tuple(known) if known is not None else tuple([0] * n))
-        return State._start(self, hs, code, seat, ph, tuple(out_list), discard, turns, result,
-                            origin)
+        origin = Origin(
+            dealer=None,
+            deck=None,
+            transfers=(),
+            known=tuple(known) if known is not None else tuple([0] * n),
+        )
+        return State._start(
+            self, hs, code, seat, ph, tuple(out_list), discard, turns, result, origin
+        )
 
 
 @dataclass(frozen=True)
@@ -664,6 +667,30 @@ class Origin:
     deck: tuple[Card, ...] | None
     transfers: tuple[tuple[Card, int, int], ...]
     known: tuple[CardSet, ...]
+
+
+def moves_for(game: Game, seat: int, hand: CardSet, top_code: int, phase: int) -> list[Move]:
+    """Legal turn-level moves of ``seat`` holding ``hand`` in ``phase``, with the
+    top card given as ``card + 1`` (0: empty pile).  Needs only what the acting
+    player knows, so observations use it too."""
+    if phase == FREE:
+        return [LEAD_MOVES[c] for c in (_ACTIONS_CACHE.get(hand) or _actions_of(hand))]
+    if phase == RESPOND:
+        h = hand
+        b = game._beat[seat][top_code] & h
+        out = [PICKUP_MOVE]
+        if b:
+            for c1 in _ACTIONS_CACHE.get(b) or _actions_of(b):
+                rest = h ^ (1 << c1)
+                row = BEAT_MOVES[c1]
+                if rest:
+                    out += [row[c2] for c2 in (_ACTIONS_CACHE.get(rest) or _actions_of(rest))]
+                else:
+                    out.append(row[_NO_CARD])
+        return out
+    if phase == LEAD:
+        raise IllegalMoveError("mid-turn (a beat awaits its lead): use step-level actions")
+    return []
 
 
 # --------------------------------------------------------------------------- state
@@ -680,18 +707,19 @@ class State:
     __slots__ = (
         "_hist",
         "_hist_shared",
+        "discard",
         "game",
         "hands",
         "log",
         "origin",
         "outs",
         "phase",
+        "picked",
         "pile",
         "pile_len",
         "result",
         "to_act_seat",
         "turns",
-        "discard",
     )
 
     game: Game
@@ -705,6 +733,7 @@ class State:
     result: Result | None
     turns: int
     log: Any
+    picked: tuple[CardSet, ...]
     origin: Origin
     _hist: dict[tuple[int, ...], int] | None
     _hist_shared: bool
@@ -735,6 +764,7 @@ class State:
         s.result = result
         s.turns = turns
         s.log = None
+        s.picked = (0,) * game.n
         s.origin = origin
         s._hist = {} if game.rules.repetition_limit is not None else None
         s._hist_shared = False
@@ -758,6 +788,7 @@ class State:
         s.result = self.result
         s.turns = self.turns
         s.log = self.log
+        s.picked = self.picked
         s.origin = self.origin
         s._hist = self._hist
         s._hist_shared = self._hist_shared = True
@@ -851,6 +882,14 @@ class State:
         if self._hist is None or self.phase not in (FREE, RESPOND):
             return 0
         return self._hist.get(self._key(), 0)
+
+    def known_cards(self, seat: int) -> CardSet:
+        """Cards publicly known to be in ``seat``'s hand: a six handed to its owner,
+        or a card the seat picked up (a card leaves a hand only face up, and only a
+        pickup brings it back, so the last pickup names its holder)."""
+        if self.game.rules.is_besicovitch:
+            return self.hands[seat]
+        return (self.origin.known[seat] | self.picked[seat]) & self.hands[seat]
 
     def history(self) -> list[tuple[int, Move, CardSet]]:
         """Turns played in this hand: ``(seat, move, cards picked up)``, oldest first."""
@@ -964,6 +1003,8 @@ class State:
         self.pile = pile
         self.pile_len = n_pile - k
         self.hands[p] |= taken
+        picked = self.picked
+        self.picked = (*picked[:p], picked[p] | taken, *picked[p + 1 :])
         self.log = ((p, PICKUP_MOVE, taken), self.log)
         rules = g.rules
         if rules.taker_leads_after_pickup:
@@ -1065,25 +1106,7 @@ class State:
         """Legal turn-level moves (empty once the hand is over)."""
         ph = self.phase
         p = self.to_act_seat
-        if ph == FREE:
-            h = self.hands[p]
-            return [LEAD_MOVES[c] for c in (_ACTIONS_CACHE.get(h) or _actions_of(h))]
-        if ph == RESPOND:
-            h = self.hands[p]
-            b = self.game._beat[p][self.pile & 63] & h
-            out = [PICKUP_MOVE]
-            if b:
-                for c1 in _ACTIONS_CACHE.get(b) or _actions_of(b):
-                    rest = h ^ (1 << c1)
-                    row = BEAT_MOVES[c1]
-                    if rest:
-                        out += [row[c2] for c2 in (_ACTIONS_CACHE.get(rest) or _actions_of(rest))]
-                    else:
-                        out.append(row[_NO_CARD])
-            return out
-        if ph == LEAD:
-            raise IllegalMoveError("mid-turn (a beat awaits its lead): use step-level actions")
-        return []
+        return moves_for(self.game, p, self.hands[p] if ph != OVER else 0, self.pile & 63, ph)
 
     def count_legal_moves(self) -> int:
         """Number of legal turn-level moves, without building them."""
@@ -1138,7 +1161,9 @@ class State:
                 raise IllegalMoveError(f"{format_card(move.lead)} is not in {who}'s hand")
             return
         if ph == FREE:
-            raise IllegalMoveError(f"{who} has a free lead: lead one card, there is nothing to beat")
+            raise IllegalMoveError(
+                f"{who} has a free lead: lead one card, there is nothing to beat"
+            )
         b = move.beat
         if not h >> b & 1:
             raise IllegalMoveError(f"{format_card(b)} is not in {who}'s hand")
@@ -1162,9 +1187,11 @@ class State:
         if isinstance(move, str):
             move = Move.parse(move)
         self._check_move(move, seat)
-        self._push_unchecked(move)
+        self.push_unchecked(move)
 
-    def _push_unchecked(self, move: Move) -> None:
+    def push_unchecked(self, move: Move) -> None:
+        """Apply a move taken from :meth:`legal_moves` without checking it again
+        (search hot path).  An illegal move here corrupts the state."""
         if move.beat is None:
             self.apply_action(PICKUP if move.lead is None else move.lead)
             return
@@ -1246,5 +1273,3 @@ class State:
         )
 
     __hash__ = None  # type: ignore[assignment]
-
-

@@ -17,10 +17,11 @@ hidden cards are spread uniformly over the hidden places with the right sizes.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from .cards import Card, CardSet, cards_of
-from .game import FREE, OVER, PHASE_NAMES, RESPOND, Game, Move, Result, State
+from .game import FREE, OVER, PHASE_NAMES, RESPOND, Game, Move, Result, State, moves_for
 
 
 @dataclass(frozen=True)
@@ -44,9 +45,20 @@ class Observation:
     outs: tuple[tuple[int, str], ...]
     result: Result | None
     turns: int
-    history: tuple[tuple[int, Move, CardSet], ...]
+    log: Any = field(repr=False, compare=False)
     transfers: tuple[tuple[Card, int, int], ...]
     dealer: int | None
+
+    @property
+    def history(self) -> list[tuple[int, Move, CardSet]]:
+        """Public turns so far: ``(seat, move, cards picked up)``, oldest first."""
+        out = []
+        node = self.log
+        while node is not None:
+            out.append(node[0])
+            node = node[1]
+        out.reverse()
+        return out
 
     @property
     def hand(self) -> CardSet:
@@ -94,7 +106,9 @@ class Observation:
         """The viewer's legal turn-level moves (empty unless it is their turn)."""
         if not self.my_turn or self.phase not in (FREE, RESPOND):
             return []
-        return self.to_state(self.hands).legal_moves()
+        assert self.seat is not None
+        top = self.pile[-1] + 1 if self.pile else 0
+        return moves_for(self.game, self.seat, self.hands[self.seat], top, self.phase)
 
     def to_state(self, hands: tuple[CardSet, ...] | list[CardSet]) -> State:
         """A state with these full hands and the public rest of this observation.
@@ -115,28 +129,23 @@ def observe(state: State, seat: int | None) -> Observation:
     """The observation of ``seat`` (``None``: a spectator) of ``state``."""
     g = state.game
     n = g.n
-    history = tuple(state.history())
-    known = list(state.origin.known)
-    for p, move, taken in history:
-        for c in move.cards():
-            known[p] &= ~(1 << c)
-        known[p] |= taken
-    open_hands = g.rules.is_besicovitch
-    if open_hands:
+    if g.rules.is_besicovitch:
         hands = tuple(state.hands)
-        known = list(state.hands)
+        known = hands
     else:
         hands = tuple(state.hands[i] if i == seat else 0 for i in range(n))
-        known = [k & state.hands[i] for i, k in enumerate(known)]
-    transfers = state.origin.transfers if g.rules.sixes_transfer_public else tuple(
-        t for t in state.origin.transfers if seat is not None and seat in (t[1], t[2])
+        known = tuple(state.known_cards(i) for i in range(n))
+    transfers = (
+        state.origin.transfers
+        if g.rules.sixes_transfer_public
+        else tuple(t for t in state.origin.transfers if seat is not None and seat in (t[1], t[2]))
     )
     return Observation(
         game=g,
         seat=seat,
         hands=hands,
         hand_sizes=state.hand_sizes(),
-        known=tuple(known),
+        known=known,
         pile=tuple(state.pile_cards()),
         discard=state.discard,
         to_act=state.to_act,
@@ -144,7 +153,7 @@ def observe(state: State, seat: int | None) -> Observation:
         outs=state.outs,
         result=state.result,
         turns=state.turns,
-        history=history,
+        log=state.log,
         transfers=transfers,
         dealer=state.origin.dealer,
     )
@@ -177,4 +186,3 @@ def sample_hands(obs: Observation, rng: random.Random) -> list[CardSet]:
 def determinize(obs: Observation, rng: random.Random) -> State:
     """A full state sampled uniformly among those consistent with ``obs``."""
     return obs.to_state(sample_hands(obs, rng))
-

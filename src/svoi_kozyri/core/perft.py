@@ -26,7 +26,7 @@ def perft(state: State, depth: int) -> int:
     total = 0
     for move in state.legal_moves():
         child = state.copy()
-        child._push_unchecked(move)
+        child.push_unchecked(move)
         total += perft(child, depth - 1)
     return total
 
@@ -36,6 +36,6 @@ def perft_divide(state: State, depth: int) -> dict[str, int]:
     out: dict[str, int] = {}
     for move in state.legal_moves():
         child = state.copy()
-        child._push_unchecked(move)
+        child.push_unchecked(move)
         out[str(move)] = perft(child, depth - 1) if depth >= 1 else 1
     return out

@@ -120,8 +120,12 @@ class Rules:
             if self.trumps_per_player_2p != 1:
                 raise RulesError("the Besicovitch variant gives each player one trump suit")
         else:
-            for name in ("deck_size", "besicovitch_first_leader", "taker_leads_after_pickup",
-                         "besicovitch_draw_rule"):
+            for name in (
+                "deck_size",
+                "besicovitch_first_leader",
+                "taker_leads_after_pickup",
+                "besicovitch_draw_rule",
+            ):
                 if name in self._explicit and getattr(self, name) != _DEFAULTS[name]:
                     raise RulesError(f"{name} applies only to the Besicovitch variant")
         if self.taker_leads_after_pickup and self.pickup_rule != "whole_pile":
@@ -131,12 +135,16 @@ class Rules:
             )
         if self.taker_leads_after_pickup and self.after_pickup != "face_new_top":
             raise RulesError("taker_leads_after_pickup and after_pickup='free_lead' contradict")
-        if "fixed_pickup_count" in self._explicit and self.pickup_rule != "fixed" and (
-            self.fixed_pickup_count != 3
+        if (
+            "fixed_pickup_count" in self._explicit
+            and self.pickup_rule != "fixed"
+            and (self.fixed_pickup_count != 3)
         ):
             raise RulesError("fixed_pickup_count applies only with pickup_rule='fixed'")
-        if "points_on_draw" in self._explicit and self.points_on_draw and (
-            self.session_mode != "points"
+        if (
+            "points_on_draw" in self._explicit
+            and self.points_on_draw
+            and (self.session_mode != "points")
         ):
             raise RulesError("points_on_draw applies only with session_mode='points'")
 
@@ -158,8 +166,10 @@ class Rules:
             if f.name.startswith("_"):
                 continue
             value = getattr(self, f.name)
-            if base is None or value != getattr(base, f.name) or f.name == "variant" and (
-                value != "standard"
+            if (
+                base is None
+                or value != getattr(base, f.name)
+                or (f.name == "variant" and (value != "standard"))
             ):
                 out[f.name] = value
         return out

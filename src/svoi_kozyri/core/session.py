@@ -153,8 +153,10 @@ class Session:
         """Deal the next hand with the session's dealer from a seeded shuffle."""
         if self.over:
             raise SessionOverError("the session is over")
-        rng = seed if isinstance(seed, random.Random) else (
-            self.rng if seed is None else random.Random(seed)
+        rng = (
+            seed
+            if isinstance(seed, random.Random)
+            else (self.rng if seed is None else random.Random(seed))
         )
         return self.game.new_hand(self._dealer, rng)
 
