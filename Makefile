@@ -4,6 +4,8 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
+BUILD  := $(VENV)/.built-stamp
+COMPILED_SRC := src/svoi_kozyri/core/game.py src/svoi_kozyri/core/cards.py setup.py
 SCENARIOS ?= ../shared/scenarios
 
 .PHONY: run test lint typecheck unit scenarios bench clean
@@ -12,27 +14,33 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev]'
-	touch $(STAMP)
+	touch $(STAMP) $(BUILD)
 
-run: $(STAMP)
+# Rebuild the mypyc-compiled engine modules when their sources change.
+$(BUILD): $(STAMP) $(COMPILED_SRC)
+	$(BIN)/pip install --quiet --no-deps -e .
+	touch $(BUILD)
+
+run: $(BUILD)
 	$(BIN)/svoi-kozyri demo
 
-lint: $(STAMP)
+lint: $(BUILD)
 	$(BIN)/ruff check src tests bench
 	$(BIN)/ruff format --check src tests bench
 
-typecheck: $(STAMP)
+typecheck: $(BUILD)
 	$(BIN)/mypy --strict src/svoi_kozyri
 
-scenarios: $(STAMP)
+scenarios: $(BUILD)
 	$(BIN)/svoi-kozyri scenarios $(SCENARIOS)
 
-unit: $(STAMP)
+unit: $(BUILD)
+	$(BIN)/python -m doctest README.md
 	$(BIN)/pytest
 
 test: lint typecheck scenarios unit
 
-bench: $(STAMP)
+bench: $(BUILD)
 	$(BIN)/pip install --quiet -e '.[bench]'
 	$(BIN)/python bench/engine.py
 

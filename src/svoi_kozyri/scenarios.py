@@ -109,7 +109,7 @@ def start_state(game: Game, start: Any) -> State:
 def _snapshot(state: State) -> tuple[Any, ...]:
     return (
         tuple(state.hands),
-        state.pile,
+        tuple(state.pile),
         state.to_act_seat,
         state.phase,
         state.outs,
@@ -117,7 +117,8 @@ def _snapshot(state: State) -> tuple[Any, ...]:
         state.result,
         state.turns,
         state.repetition_count(),
-        state.log,
+        tuple(state.log[: state.log_len]),
+        state.zob,
     )
 
 
@@ -318,7 +319,7 @@ def load_file(path: Path) -> list[Any]:
     ids = [s.get("id") for s in scenarios if isinstance(s, dict)]
     dup = {i for i in ids if ids.count(i) > 1}
     if dup:
-        raise ScenarioFormatError(f"duplicate scenario id(s): {', '.join(map(str, sorted(dup)))}")
+        raise ScenarioFormatError(f"duplicate scenario id(s): {', '.join(sorted(map(str, dup)))}")
     return scenarios
 
 

@@ -201,17 +201,72 @@ BEAT_MOVES: Final[tuple[tuple[Move, ...], ...]] = tuple(
     for b in range(NUM_CARDS)
 )
 
-# Step-level legal-action tuples, memoised by bitmask (bit 40 is PICKUP).
+# Step-level legal-action tuples: four table lookups (10 bits per suit, the last
+# table also covering bit 40, PICKUP), memoised by bitmask for the common masks.
+_T0: Final = tuple(tuple(i for i in range(10) if m >> i & 1) for m in range(1024))
+_T1: Final = tuple(tuple(10 + i for i in range(10) if m >> i & 1) for m in range(1024))
+_T2: Final = tuple(tuple(20 + i for i in range(10) if m >> i & 1) for m in range(1024))
+_T3: Final = tuple(tuple(30 + i for i in range(11) if m >> i & 1) for m in range(2048))
 _ACTIONS_CACHE: dict[int, tuple[int, ...]] = {}
-_ACTIONS_CACHE_MAX: Final = 1 << 20
+_ACTIONS_CACHE_MAX: Final = 1 << 18
 
 
 def _actions_of(mask: int) -> tuple[int, ...]:
-    t = tuple(cards_of(mask))
+    t = _T0[mask & 1023] + _T1[mask >> 10 & 1023] + _T2[mask >> 20 & 1023] + _T3[mask >> 30]
     if len(_ACTIONS_CACHE) >= _ACTIONS_CACHE_MAX:
         _ACTIONS_CACHE.clear()
     _ACTIONS_CACHE[mask] = t
     return t
+
+
+# Zobrist keys of positions for the repetition guard (SPEC D6.1): 128-bit values
+# from a fixed seed, XOR-updated as cards move, so a position key is one int (no
+# tuple allocation in the hot loop).  Two different positions of a hand share a key
+# with probability about n^2 / 2^129 for n positions: below 1e-29 for n = 20000.
+_ZRNG = random.Random(0x5EEDC0DE)
+_ZH: Final = tuple(tuple(_ZRNG.getrandbits(128) for _ in range(NUM_CARDS)) for _ in range(4))
+_ZP: Final = tuple(
+    tuple(_ZRNG.getrandbits(128) for _ in range(NUM_CARDS)) for _ in range(NUM_CARDS)
+)
+_ZD: Final = tuple(_ZRNG.getrandbits(128) for _ in range(NUM_CARDS))
+_ZT: Final = tuple(_ZRNG.getrandbits(128) for _ in range(16))
+
+
+def _zobrist(hands: Sequence[CardSet], pile: Sequence[Card], discard: CardSet) -> int:
+    z = 0
+    for seat, h in enumerate(hands):
+        for c in cards_of(h):
+            z ^= _ZH[seat][c]
+    for i, c in enumerate(pile):
+        z ^= _ZP[i][c]
+    for c in cards_of(discard):
+        z ^= _ZD[c]
+    return z
+
+
+def encode_log_entry(seat: int, move: Move, taken: CardSet) -> int:
+    """One turn of the public log as an int (seat, beat, lead, cards picked up)."""
+    beat = 0 if move.beat is None else move.beat + 1
+    lead = 0 if move.lead is None else move.lead + 1
+    return seat | beat << 2 | lead << 8 | taken << 14
+
+
+def decode_log_entry(e: int) -> tuple[int, Move, CardSet]:
+    """Inverse of :func:`encode_log_entry`: ``(seat, move, cards picked up)``."""
+    beat = (e >> 2 & 63) - 1
+    lead = (e >> 8 & 63) - 1
+    return (
+        e & 3,
+        Move.get(None if beat < 0 else beat, None if lead < 0 else lead),
+        e >> 14,
+    )
+
+
+def _as_action(a: object) -> int:
+    """An int-like step action (e.g. a NumPy integer) as an int; -1 if it is not one."""
+    if isinstance(a, bool) or not hasattr(a, "__index__"):
+        return -1
+    return int(a.__index__())
 
 
 # --------------------------------------------------------------------------- results
@@ -229,6 +284,9 @@ class Result:
 
     loser: int | None
     reason: str
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Result, (self.loser, self.reason))
 
     @property
     def is_draw(self) -> bool:
@@ -323,8 +381,12 @@ class Game:
 
     __slots__ = (
         "_beat",
+        "_cap",
+        "_face_new_top",
         "_ownmask",
+        "_rep_limit",
         "_req",
+        "_taker_leads",
         "deck",
         "n",
         "next_seat",
@@ -366,6 +428,11 @@ class Game:
             self.pairs = None
             self.deck = deck_mask(R6)
         self.next_seat: tuple[int, ...] = tuple((i + 1) % n for i in range(n))
+        # Rule flags read in the hot loop, as plain attributes (0 means "off").
+        self._rep_limit: int = rules.repetition_limit or 0
+        self._cap: int = rules.max_actions_per_hand or 0
+        self._face_new_top: bool = rules.after_pickup == "face_new_top"
+        self._taker_leads: bool = rules.taker_leads_after_pickup
         ownmask = [0] * n
         for seat, m in enumerate(own):
             for s in range(4):
@@ -373,10 +440,10 @@ class Game:
                     ownmask[seat] |= SUIT_MASK[s]
         self._ownmask: tuple[CardSet, ...] = tuple(ownmask)
         self._beat: tuple[tuple[CardSet, ...], ...] = tuple(
-            tuple([0] + [self._beat_mask(seat, t) for t in range(NUM_CARDS)]) for seat in range(n)
+            tuple(self._beat_mask(seat, t) for t in range(NUM_CARDS)) for seat in range(n)
         )
         self._req: tuple[tuple[int, ...], ...] = tuple(
-            tuple([0] + [self._required(seat, t) for t in range(NUM_CARDS)]) for seat in range(n)
+            tuple(self._required(seat, t) for t in range(NUM_CARDS)) for seat in range(n)
         )
 
     def _validate_owners(self, own: list[int]) -> None:
@@ -429,15 +496,15 @@ class Game:
 
     def beats(self, c: Card, top: Card, seat: int) -> bool:
         """Does card ``c`` beat ``top`` when played by ``seat``?"""
-        return bool(self._beat[seat][top + 1] >> c & 1)
+        return bool(self._beat[seat][top] >> c & 1)
 
     def beat_mask(self, top: Card, seat: int) -> CardSet:
         """All cards of the deck that beat ``top`` for ``seat``."""
-        return self._beat[seat][top + 1]
+        return self._beat[seat][top]
 
     def required_pickup(self, top: Card, seat: int) -> int:
         """How many cards a refusal on ``top`` requires before the pile-size cap."""
-        return self._req[seat][top + 1]
+        return self._req[seat][top]
 
     def own_cards(self, seat: int) -> CardSet:
         """All deck cards of the suits ``seat`` owns."""
@@ -557,7 +624,9 @@ class Game:
         origin = Origin(
             dealer=dealer, deck=tuple(deck), transfers=tuple(transfers), known=tuple(known)
         )
-        return State._start(self, hands, 0, self.first_player(dealer), FREE, (), 0, 0, None, origin)
+        return State._start(
+            self, hands, [], self.first_player(dealer), FREE, (), 0, 0, None, origin
+        )
 
     def shuffled_deck(self, rng: random.Random) -> list[Card]:
         """The game's deck in a random order drawn from ``rng``."""
@@ -633,9 +702,6 @@ class Game:
                 f"({', '.join(seat_name(i) for i in empty) or 'none'})"
             )
         active = n - len(empty)
-        code = 0
-        for c in pile_cards:
-            code = code << 6 | (c + 1)
         if result is None and ph != OVER:
             if active < 2:
                 raise PositionError("at least two players must hold cards while the hand goes on")
@@ -654,7 +720,7 @@ class Game:
             known=tuple(known) if known is not None else tuple([0] * n),
         )
         return State._start(
-            self, hs, code, seat, ph, tuple(out_list), discard, turns, result, origin
+            self, hs, pile_cards, seat, ph, tuple(out_list), discard, turns, result, origin
         )
 
 
@@ -668,16 +734,19 @@ class Origin:
     transfers: tuple[tuple[Card, int, int], ...]
     known: tuple[CardSet, ...]
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Origin, (self.dealer, self.deck, self.transfers, self.known))
 
-def moves_for(game: Game, seat: int, hand: CardSet, top_code: int, phase: int) -> list[Move]:
-    """Legal turn-level moves of ``seat`` holding ``hand`` in ``phase``, with the
-    top card given as ``card + 1`` (0: empty pile).  Needs only what the acting
-    player knows, so observations use it too."""
+
+def moves_for(game: Game, seat: int, hand: CardSet, top: int, phase: int) -> list[Move]:
+    """Legal turn-level moves of ``seat`` holding ``hand`` in ``phase`` with top card
+    ``top`` (ignored unless responding).  Needs only what the acting player knows, so
+    observations use it too."""
     if phase == FREE:
         return [LEAD_MOVES[c] for c in (_ACTIONS_CACHE.get(hand) or _actions_of(hand))]
     if phase == RESPOND:
         h = hand
-        b = game._beat[seat][top_code] & h
+        b = game._beat[seat][top] & h
         out = [PICKUP_MOVE]
         if b:
             for c1 in _ACTIONS_CACHE.get(b) or _actions_of(b):
@@ -706,44 +775,83 @@ class State:
 
     __slots__ = (
         "_hist",
-        "_hist_shared",
+        "_hist_parent",
         "discard",
         "game",
         "hands",
         "log",
+        "log_len",
         "origin",
         "outs",
         "phase",
         "picked",
         "pile",
-        "pile_len",
         "result",
         "to_act_seat",
         "turns",
+        "zob",
     )
 
     game: Game
     hands: list[CardSet]
-    pile: int
-    pile_len: int
+    pile: list[Card]
     to_act_seat: int
     phase: int
     outs: tuple[tuple[int, str], ...]
     discard: CardSet
     result: Result | None
     turns: int
-    log: Any
+    log: list[int]
+    log_len: int
+    zob: int
     picked: tuple[CardSet, ...]
     origin: Origin
-    _hist: dict[tuple[int, ...], int] | None
-    _hist_shared: bool
+    _hist: dict[int, int]
+    _hist_parent: Any
 
-    @classmethod
-    def _start(
-        cls,
+    def __init__(
+        self,
         game: Game,
         hands: list[CardSet],
-        pile: int,
+        pile: list[Card],
+        to_act_seat: int,
+        phase: int,
+        outs: tuple[tuple[int, str], ...],
+        discard: CardSet,
+        result: Result | None,
+        turns: int,
+        log: list[int],
+        log_len: int,
+        zob: int,
+        picked: tuple[CardSet, ...],
+        origin: Origin,
+        hist: dict[int, int],
+        hist_parent: Any,
+    ) -> None:
+        """Low-level constructor: use :meth:`Game.deal`, :meth:`Game.new_hand` or
+        :meth:`Game.position` instead."""
+        self.game = game
+        self.hands = hands
+        self.pile = pile
+        self.to_act_seat = to_act_seat
+        self.phase = phase
+        self.outs = outs
+        self.discard = discard
+        self.result = result
+        self.turns = turns
+        self.log = log
+        self.log_len = log_len
+        self.zob = zob
+        self.picked = picked
+        self.origin = origin
+        self._hist = hist
+        self._hist_parent = hist_parent
+
+    @staticmethod
+    def _start(
+        game: Game,
+        hands: list[CardSet],
+        pile: list[Card],
         to_act: int,
         phase: int,
         outs: tuple[tuple[int, str], ...],
@@ -752,49 +860,83 @@ class State:
         result: Result | None,
         origin: Origin,
     ) -> State:
-        s = object.__new__(cls)
-        s.game = game
-        s.hands = list(hands)
-        s.pile = pile
-        s.pile_len = (pile.bit_length() + 5) // 6
-        s.to_act_seat = to_act
-        s.phase = phase
-        s.outs = outs
-        s.discard = discard
-        s.result = result
-        s.turns = turns
-        s.log = None
-        s.picked = (0,) * game.n
-        s.origin = origin
-        s._hist = {} if game.rules.repetition_limit is not None else None
-        s._hist_shared = False
-        if s._hist is not None and phase in (FREE, RESPOND):
-            s._hist[s._key()] = 1
+        hist: dict[int, int] = {}
+        s = State(
+            game,
+            list(hands),
+            list(pile),
+            to_act,
+            phase,
+            outs,
+            discard,
+            result,
+            turns,
+            [],
+            0,
+            _zobrist(hands, pile, discard),
+            (0,) * game.n,
+            origin,
+            hist,
+            None,
+        )
+        if game._rep_limit and phase in (FREE, RESPOND):
+            hist[s._key()] = 1
         return s
 
     # -- copying ---------------------------------------------------------------
 
     def copy(self) -> State:
-        """A cheap independent copy (the repetition table is copied on write)."""
-        s = object.__new__(State)
-        s.game = self.game
-        s.hands = self.hands[:]
-        s.pile = self.pile
-        s.pile_len = self.pile_len
-        s.to_act_seat = self.to_act_seat
-        s.phase = self.phase
-        s.outs = self.outs
-        s.discard = self.discard
-        s.result = self.result
-        s.turns = self.turns
-        s.log = self.log
-        s.picked = self.picked
-        s.origin = self.origin
-        s._hist = self._hist
-        s._hist_shared = self._hist_shared = True
-        return s
+        """A cheap independent copy.
 
-    __copy__ = copy
+        The repetition counts live in a chain of frozen dicts shared by copies:
+        copying freezes this state's recent counts into the chain (merging levels
+        like a binary counter, so the chain stays logarithmically short) instead of
+        copying every count."""
+        parent = self._freeze_history()
+        return State(
+            self.game,
+            self.hands[:],
+            self.pile[:],
+            self.to_act_seat,
+            self.phase,
+            self.outs,
+            self.discard,
+            self.result,
+            self.turns,
+            self.log,
+            self.log_len,
+            self.zob,
+            self.picked,
+            self.origin,
+            {},
+            parent,
+        )
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (
+            State,
+            (
+                self.game,
+                self.hands[:],
+                self.pile[:],
+                self.to_act_seat,
+                self.phase,
+                self.outs,
+                self.discard,
+                self.result,
+                self.turns,
+                self.log[: self.log_len],
+                self.log_len,
+                self.zob,
+                self.picked,
+                self.origin,
+                dict(self._hist),
+                self._hist_parent,
+            ),
+        )
+
+    def __copy__(self) -> State:
+        return self.copy()
 
     def __deepcopy__(self, memo: dict[int, Any]) -> State:
         return self.copy()
@@ -827,19 +969,13 @@ class State:
         return self.phase == OVER
 
     def pile_cards(self) -> list[Card]:
-        """The pile, bottom to top."""
-        out: list[Card] = []
-        p = self.pile
-        while p:
-            out.append((p & 63) - 1)
-            p >>= 6
-        out.reverse()
-        return out
+        """The pile, bottom to top (a copy)."""
+        return self.pile[:]
 
     @property
     def top(self) -> Card | None:
         """The top card of the pile, or ``None`` if the pile is empty."""
-        return (self.pile & 63) - 1 if self.pile else None
+        return self.pile[-1] if self.pile else None
 
     def hand(self, seat: int) -> CardSet:
         """Cards held by ``seat`` (omniscient)."""
@@ -858,13 +994,13 @@ class State:
         if self.phase != RESPOND:
             return 0
         p = self.to_act_seat
-        return self.game._beat[p][self.pile & 63] & self.hands[p]
+        return self.game._beat[p][self.pile[-1]] & self.hands[p]
 
     def pickup_count(self) -> int:
         """Cards a refusal would take now (0 when refusing is not possible)."""
         if self.phase != RESPOND:
             return 0
-        return min(self.game._req[self.to_act_seat][self.pile & 63], self.pile_len)
+        return min(self.game._req[self.to_act_seat][self.pile[-1]], len(self.pile))
 
     def pickup_cards(self) -> list[Card]:
         """The cards a refusal would take now, top first."""
@@ -874,14 +1010,37 @@ class State:
         """The first seat to go out (the hand's winner), if any."""
         return self.outs[0][0] if self.outs else None
 
-    def _key(self) -> tuple[int, ...]:
-        return (self.pile, self.to_act_seat, self.phase, self.discard, *self.hands)
+    def _key(self) -> int:
+        return self.zob ^ _ZT[self.to_act_seat * 4 + self.phase]
 
     def repetition_count(self) -> int:
         """How often the current position has occurred (at turn boundaries)."""
-        if self._hist is None or self.phase not in (FREE, RESPOND):
+        if not self.game._rep_limit or self.phase not in (FREE, RESPOND):
             return 0
-        return self._hist.get(self._key(), 0)
+        return self._count(self._key())
+
+    def _freeze_history(self) -> Any:
+        level = self._hist
+        parent = self._hist_parent
+        if not level:
+            return parent
+        while parent is not None and len(parent[0]) <= 2 * len(level):
+            merged = dict(parent[0])
+            for k, v in level.items():
+                merged[k] = merged.get(k, 0) + v
+            level = merged
+            parent = parent[1]
+        parent = self._hist_parent = (level, parent)
+        self._hist = {}
+        return parent
+
+    def _count(self, key: int) -> int:
+        cnt = self._hist.get(key, 0)
+        node = self._hist_parent
+        while node is not None:
+            cnt += node[0].get(key, 0)
+            node = node[1]
+        return cnt
 
     def known_cards(self, seat: int) -> CardSet:
         """Cards publicly known to be in ``seat``'s hand: a six handed to its owner,
@@ -893,13 +1052,17 @@ class State:
 
     def history(self) -> list[tuple[int, Move, CardSet]]:
         """Turns played in this hand: ``(seat, move, cards picked up)``, oldest first."""
-        out = []
-        node = self.log
-        while node is not None:
-            out.append(node[0])
-            node = node[1]
-        out.reverse()
-        return out
+        return [decode_log_entry(e) for e in self.log[: self.log_len]]
+
+    def _append_log(self, entry: int) -> None:
+        # The log list is shared by copies; whoever appends first extends it in
+        # place, a later diverging copy takes its own prefix.
+        log = self.log
+        n = self.log_len
+        if len(log) != n:
+            log = self.log = log[:n]
+        log.append(entry)
+        self.log_len = n + 1
 
     # -- step level ------------------------------------------------------------
 
@@ -908,7 +1071,7 @@ class State:
         ph = self.phase
         if ph == RESPOND:
             p = self.to_act_seat
-            m = (self.game._beat[p][self.pile & 63] & self.hands[p]) | _PICKUP_BIT
+            m = (self.game._beat[p][self.pile[-1]] & self.hands[p]) | _PICKUP_BIT
         elif ph == OVER:
             return ()
         else:
@@ -920,19 +1083,17 @@ class State:
         ph = self.phase
         if ph == RESPOND:
             p = self.to_act_seat
-            return (self.game._beat[p][self.pile & 63] & self.hands[p]) | _PICKUP_BIT
+            return (self.game._beat[p][self.pile[-1]] & self.hands[p]) | _PICKUP_BIT
         if ph == OVER:
             return 0
         return self.hands[self.to_act_seat]
 
     def apply_action(self, a: int) -> None:
         """Apply a step-level action; illegal actions raise and change nothing."""
-        try:
-            self._apply(a)
-        except TypeError:
-            raise self._illegal_step(a) from None
-
-    def _apply(self, a: int) -> None:
+        if type(a) is not int:
+            a = _as_action(a)
+            if a < 0:
+                raise self._illegal_step(a)
         ph = self.phase
         p = self.to_act_seat
         h = self.hands[p]
@@ -940,27 +1101,27 @@ class State:
             if a == PICKUP:
                 self._pickup(p)
                 return
-            if a < 0 or not (self.game._beat[p][self.pile & 63] & h) >> a & 1:
+            if a < 0 or not (self.game._beat[p][self.pile[-1]] & h) >> a & 1:
                 raise self._illegal_step(a)
             h ^= 1 << a
             self.hands[p] = h
-            self.pile = self.pile << 6 | (a + 1)
-            self.pile_len += 1
+            pile = self.pile
+            self.zob ^= _ZH[p][a] ^ _ZP[len(pile)][a]
+            pile.append(a)
             if h:
                 self.phase = LEAD
             else:
-                self._went_out(p, "defence", BEAT_MOVES[a][_NO_CARD])
+                self._went_out(p, "defence", p | (a + 1) << 2)
             return
         if ph == OVER or a < 0 or not h >> a & 1:
             raise self._illegal_step(a)
-        if ph == LEAD:
-            move = BEAT_MOVES[(self.pile & 63) - 1][a]
-        else:
-            move = LEAD_MOVES[a]
+        pile = self.pile
+        # log entry: seat | (beat + 1) << 2 | (lead + 1) << 8
+        entry = p | ((pile[-1] + 1) << 2 if ph == LEAD else 0) | (a + 1) << 8
         h ^= 1 << a
         self.hands[p] = h
-        self.pile = self.pile << 6 | (a + 1)
-        self.pile_len += 1
+        self.zob ^= _ZH[p][a] ^ _ZP[len(pile)][a]
+        pile.append(a)
         if h:
             g = self.game
             q = g.next_seat[p]
@@ -969,10 +1130,10 @@ class State:
                 q = g.next_seat[q]
             self.to_act_seat = q
             self.phase = RESPOND
-            self.log = ((p, move, 0), self.log)
+            self._append_log(entry)
             self._end_turn()
         else:
-            self._went_out(p, "lead", move)
+            self._went_out(p, "lead", entry)
 
     def _illegal_step(self, a: object) -> IllegalMoveError:
         if self.phase == OVER:
@@ -991,23 +1152,24 @@ class State:
 
     def _pickup(self, p: int) -> None:
         g = self.game
-        k = g._req[p][self.pile & 63]
-        n_pile = self.pile_len
+        pile = self.pile
+        n_pile = len(pile)
+        k = g._req[p][pile[-1]]
         if k > n_pile:
             k = n_pile
-        pile = self.pile
         taken = 0
-        for _ in range(k):
-            taken |= 1 << ((pile & 63) - 1)
-            pile >>= 6
-        self.pile = pile
-        self.pile_len = n_pile - k
+        z = self.zob
+        zh = _ZH[p]
+        for i in range(n_pile - 1, n_pile - 1 - k, -1):
+            c = pile.pop()
+            taken |= 1 << c
+            z ^= _ZP[i][c] ^ zh[c]
+        self.zob = z
         self.hands[p] |= taken
         picked = self.picked
         self.picked = (*picked[:p], picked[p] | taken, *picked[p + 1 :])
-        self.log = ((p, PICKUP_MOVE, taken), self.log)
-        rules = g.rules
-        if rules.taker_leads_after_pickup:
+        self._append_log(p | taken << 14)
+        if g._taker_leads:
             q = p
         else:
             q = g.next_seat[p]
@@ -1015,13 +1177,13 @@ class State:
             while not hands[q]:
                 q = g.next_seat[q]
         self.to_act_seat = q
-        self.phase = RESPOND if pile and rules.after_pickup == "face_new_top" else FREE
+        self.phase = RESPOND if pile and g._face_new_top else FREE
         self._end_turn()
 
-    def _went_out(self, p: int, kind: str, move: Move) -> None:
+    def _went_out(self, p: int, kind: str, entry: int) -> None:
         g = self.game
         rules = g.rules
-        self.log = ((p, move, 0), self.log)
+        self._append_log(entry)
         self.outs = (*self.outs, (p, kind))
         hands = self.hands
         remaining = [i for i in range(g.n) if hands[i]]
@@ -1034,7 +1196,7 @@ class State:
                 return
             last = remaining[0]
             hl = hands[last]
-            top = self.pile & 63
+            top = self.pile[-1]
             if rules.is_besicovitch:
                 draw_rule = "lead_only" if rules.besicovitch_draw_rule else "none"
             else:
@@ -1057,33 +1219,35 @@ class State:
         if kind == "defence":
             if rules.defence_out_pile == "discard":
                 d = self.discard
-                pile = self.pile
-                while pile:
-                    d |= 1 << ((pile & 63) - 1)
-                    pile >>= 6
+                z = self.zob
+                for i, c in enumerate(self.pile):
+                    d |= 1 << c
+                    z ^= _ZP[i][c] ^ _ZD[c]
                 self.discard = d
-                self.pile = 0
-                self.pile_len = 0
+                self.zob = z
+                self.pile = []
             self.phase = FREE if rules.free_lead_after_defence_out or not self.pile else RESPOND
         else:
             self.phase = RESPOND
         self._end_turn()
 
     def _end_turn(self) -> None:
-        self.turns += 1
-        hist = self._hist
-        if hist is not None:
-            if self._hist_shared:
-                hist = self._hist = dict(hist)
-                self._hist_shared = False
-            key = (self.pile, self.to_act_seat, self.phase, self.discard, *self.hands)
-            cnt = hist.get(key, 0) + 1
-            hist[key] = cnt
-            if cnt >= self.game.rules.repetition_limit:  # type: ignore[operator]
+        turns = self.turns = self.turns + 1
+        g = self.game
+        limit = g._rep_limit
+        if limit:
+            key = self.zob ^ _ZT[self.to_act_seat * 4 + self.phase]
+            hist = self._hist
+            if self._hist_parent is None:
+                cnt = hist.get(key, 0) + 1
+            else:
+                cnt = self._count(key) + 1
+            hist[key] = hist.get(key, 0) + 1
+            if cnt >= limit:
                 self._finish(Result(None, "repetition"))
                 return
-        cap = self.game.rules.max_actions_per_hand
-        if cap is not None and self.turns >= cap:
+        cap = g._cap
+        if cap and turns >= cap:
             self._cap()
 
     def _finish(self, result: Result) -> None:
@@ -1106,7 +1270,8 @@ class State:
         """Legal turn-level moves (empty once the hand is over)."""
         ph = self.phase
         p = self.to_act_seat
-        return moves_for(self.game, p, self.hands[p] if ph != OVER else 0, self.pile & 63, ph)
+        top = self.pile[-1] if self.pile else -1
+        return moves_for(self.game, p, self.hands[p] if ph != OVER else 0, top, ph)
 
     def count_legal_moves(self) -> int:
         """Number of legal turn-level moves, without building them."""
@@ -1116,7 +1281,7 @@ class State:
         if ph == FREE:
             return h.bit_count()
         if ph == RESPOND:
-            b = (self.game._beat[p][self.pile & 63] & h).bit_count()
+            b = (self.game._beat[p][self.pile[-1]] & h).bit_count()
             n = h.bit_count()
             return 1 + (b if n == 1 else b * (n - 1))
         if ph == LEAD:
@@ -1167,7 +1332,7 @@ class State:
         b = move.beat
         if not h >> b & 1:
             raise IllegalMoveError(f"{format_card(b)} is not in {who}'s hand")
-        if not self.game._beat[p][self.pile & 63] >> b & 1:
+        if not self.game._beat[p][self.pile[-1]] >> b & 1:
             top = self.top
             assert top is not None
             raise IllegalMoveError(f"{format_card(b)} does not beat {format_card(top)} for {who}")

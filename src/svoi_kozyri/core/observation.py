@@ -18,10 +18,20 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import Any
 
 from .cards import Card, CardSet, cards_of
-from .game import FREE, OVER, PHASE_NAMES, RESPOND, Game, Move, Result, State, moves_for
+from .game import (
+    FREE,
+    OVER,
+    PHASE_NAMES,
+    RESPOND,
+    Game,
+    Move,
+    Result,
+    State,
+    decode_log_entry,
+    moves_for,
+)
 
 
 @dataclass(frozen=True)
@@ -45,20 +55,14 @@ class Observation:
     outs: tuple[tuple[int, str], ...]
     result: Result | None
     turns: int
-    log: Any = field(repr=False, compare=False)
+    log: tuple[int, ...] = field(repr=False, compare=False)
     transfers: tuple[tuple[Card, int, int], ...]
     dealer: int | None
 
     @property
     def history(self) -> list[tuple[int, Move, CardSet]]:
         """Public turns so far: ``(seat, move, cards picked up)``, oldest first."""
-        out = []
-        node = self.log
-        while node is not None:
-            out.append(node[0])
-            node = node[1]
-        out.reverse()
-        return out
+        return [decode_log_entry(e) for e in self.log]
 
     @property
     def hand(self) -> CardSet:
@@ -107,7 +111,7 @@ class Observation:
         if not self.my_turn or self.phase not in (FREE, RESPOND):
             return []
         assert self.seat is not None
-        top = self.pile[-1] + 1 if self.pile else 0
+        top = self.pile[-1] if self.pile else -1
         return moves_for(self.game, self.seat, self.hands[self.seat], top, self.phase)
 
     def to_state(self, hands: tuple[CardSet, ...] | list[CardSet]) -> State:
@@ -153,7 +157,7 @@ def observe(state: State, seat: int | None) -> Observation:
         outs=state.outs,
         result=state.result,
         turns=state.turns,
-        log=state.log,
+        log=tuple(state.log[: state.log_len]),
         transfers=transfers,
         dealer=state.origin.dealer,
     )
