@@ -613,11 +613,11 @@ class Game:
         hands, transfers = self.deal_hands(deck, dealer)
         known = [0] * self.n
         if not self.rules.is_besicovitch:
+            # After the redistribution every owner holds the six of each own suit
+            # (SPEC A4.2), so their location is public whether or not the transfers
+            # were shown (sixes_transfer_public only hides who handed them over).
             for s in range(4):
-                if self.suit_owner[s] >= 0 and (
-                    self.rules.sixes_transfer_public
-                    or any(c == card(s, R6) for c, _, _ in transfers)
-                ):
+                if self.suit_owner[s] >= 0:
                     known[self.suit_owner[s]] |= 1 << card(s, R6)
         else:
             known = list(hands)  # open hands: everything is public

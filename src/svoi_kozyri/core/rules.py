@@ -16,7 +16,7 @@ unless they are given.  Contradictions raise :class:`RulesError`.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 from typing import Any
 
 _CHOICES: dict[str, tuple[Any, ...]] = {
@@ -81,7 +81,6 @@ class Rules:
     besicovitch_first_leader: str = "dealer"
     taker_leads_after_pickup: bool = False
     besicovitch_draw_rule: bool = False
-    _explicit: frozenset[str] = field(default=frozenset(), repr=False, compare=False)
 
     def __post_init__(self) -> None:
         besic = self.variant == "besicovitch"
@@ -126,7 +125,7 @@ class Rules:
                 "taker_leads_after_pickup",
                 "besicovitch_draw_rule",
             ):
-                if name in self._explicit and getattr(self, name) != _DEFAULTS[name]:
+                if getattr(self, name) != _DEFAULTS[name]:
                     raise RulesError(f"{name} applies only to the Besicovitch variant")
         if self.taker_leads_after_pickup and self.pickup_rule != "whole_pile":
             raise RulesError(
@@ -135,17 +134,9 @@ class Rules:
             )
         if self.taker_leads_after_pickup and self.after_pickup != "face_new_top":
             raise RulesError("taker_leads_after_pickup and after_pickup='free_lead' contradict")
-        if (
-            "fixed_pickup_count" in self._explicit
-            and self.pickup_rule != "fixed"
-            and (self.fixed_pickup_count != 3)
-        ):
+        if self.pickup_rule != "fixed" and self.fixed_pickup_count != 3:
             raise RulesError("fixed_pickup_count applies only with pickup_rule='fixed'")
-        if (
-            "points_on_draw" in self._explicit
-            and self.points_on_draw
-            and (self.session_mode != "points")
-        ):
+        if self.points_on_draw and self.session_mode != "points":
             raise RulesError("points_on_draw applies only with session_mode='points'")
 
     @classmethod
@@ -155,7 +146,7 @@ class Rules:
         unknown = sorted(set(options) - known)
         if unknown:
             raise RulesError(f"unknown rules option(s): {', '.join(unknown)}")
-        return cls(**options, _explicit=frozenset(options))
+        return cls(**options)
 
     def to_dict(self, *, only_changed: bool = False) -> dict[str, Any]:
         """The options by name; with ``only_changed``, those that differ from the

@@ -1,0 +1,57 @@
+"""The compiled engine is current, and the pure-Python engine behaves the same.
+
+The hot modules are compiled with mypyc on install.  A compiled module shadows
+its source, so a stale build would silently test old code: fail loudly instead.
+The pure-Python fallback (``SVOI_KOZYRI_PURE=1``) must pass the same scenarios.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import svoi_kozyri.core.cards
+import svoi_kozyri.core.game
+
+ROOT = Path(__file__).resolve().parents[1]
+SCENARIOS = ROOT.parent / "shared" / "scenarios"
+
+
+@pytest.mark.parametrize("module", [svoi_kozyri.core.game, svoi_kozyri.core.cards])
+def test_compiled_module_is_not_stale(module: object) -> None:
+    path = Path(getattr(module, "__file__", ""))
+    if path.suffix == ".py":
+        pytest.skip("pure-Python build in use")
+    source = path.parent / (path.name.split(".")[0] + ".py")
+    assert source.stat().st_mtime <= path.stat().st_mtime, (
+        f"{path.name} is older than {source.name}: rebuild with `make` "
+        "(or `pip install --no-deps -e .`)"
+    )
+
+
+@pytest.mark.skipif(not SCENARIOS.is_dir(), reason="shared scenarios not found")
+def test_pure_python_engine_passes_scenarios(tmp_path: Path) -> None:
+    src = ROOT / "src" / "svoi_kozyri"
+    shutil.copytree(src, tmp_path / "svoi_kozyri", ignore=shutil.ignore_patterns("*.so"))
+    code = (
+        "import sys, svoi_kozyri.core.game as g\n"
+        "assert g.__file__.endswith('.py'), g.__file__\n"
+        "from svoi_kozyri.scenarios import run_paths\n"
+        f"out = list(run_paths([{str(SCENARIOS)!r}]))\n"
+        "bad = [o.line() for o in out if not o.ok]\n"
+        "print(len(out), bad)\n"
+        "sys.exit(1 if bad or not out else 0)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=tmp_path,
+        env={"PYTHONPATH": str(tmp_path), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
