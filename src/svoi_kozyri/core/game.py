@@ -161,7 +161,7 @@ class Move:
         return BEAT_MOVES[beat][_NO_CARD if lead is None else lead]
 
     @staticmethod
-    def parse(text: str) -> Move:
+    def parse(text: object) -> Move:
         """Parse strict notation: ``lead X``, ``beat X lead Y``, ``beat X``, ``pickup``.
 
         Keywords are case-insensitive and ``T`` is accepted for 10.
@@ -367,7 +367,7 @@ def blind_owners(rules: Rules, rng: random.Random) -> tuple[list[int], list[int]
     if rules.trumps_per_player_2p == 2:
         return [(1 << suits[0]) | (1 << suits[1]), (1 << suits[2]) | (1 << suits[3])], None
     pairs = [(1 << suits[0]) | (1 << suits[1]), (1 << suits[2]) | (1 << suits[3])]
-    return [1 << suits[0], 1 << suits[2]], pairs
+    return [1 << suits[0], 1 << suits[2]], pairs if rules.is_besicovitch else None
 
 
 class Game:
@@ -622,7 +622,11 @@ class Game:
         else:
             known = list(hands)  # open hands: everything is public
         origin = Origin(
-            dealer=dealer, deck=tuple(deck), transfers=tuple(transfers), known=tuple(known)
+            dealer=dealer,
+            deck=tuple(deck),
+            transfers=tuple(transfers),
+            known=tuple(known),
+            cards=self.deck,
         )
         return State._start(
             self, hands, [], self.first_player(dealer), FREE, (), 0, 0, None, origin
@@ -645,7 +649,7 @@ class Game:
         pile: Sequence[Card] | str = (),
         to_act: int | str = 0,
         mode: int | str = FREE,
-        outs: Iterable[tuple[int | str, str]] = (),
+        outs: Iterable[Sequence[Any]] = (),
         *,
         discard: CardSet = 0,
         turns: int = 0,
@@ -718,6 +722,7 @@ class Game:
             deck=None,
             transfers=(),
             known=tuple(known) if known is not None else tuple([0] * n),
+            cards=seen,
         )
         return State._start(
             self, hs, pile_cards, seat, ph, tuple(out_list), discard, turns, result, origin
@@ -733,9 +738,10 @@ class Origin:
     deck: tuple[Card, ...] | None
     transfers: tuple[tuple[Card, int, int], ...]
     known: tuple[CardSet, ...]
+    cards: CardSet  # the cards that exist in this hand (a position may hold fewer)
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (Origin, (self.dealer, self.deck, self.transfers, self.known))
+        return (Origin, (self.dealer, self.deck, self.transfers, self.known, self.cards))
 
 
 def moves_for(game: Game, seat: int, hand: CardSet, top: int, phase: int) -> list[Move]:
@@ -1088,12 +1094,18 @@ class State:
             return 0
         return self.hands[self.to_act_seat]
 
-    def apply_action(self, a: int) -> None:
-        """Apply a step-level action; illegal actions raise and change nothing."""
-        if type(a) is not int:
-            a = _as_action(a)
-            if a < 0:
-                raise self._illegal_step(a)
+    def apply_action(self, a: object) -> None:
+        """Apply a step-level action (an int, or an int-like such as a NumPy integer);
+        illegal actions raise :class:`IllegalMoveError` and change nothing."""
+        if type(a) is int:
+            self._step(a)
+            return
+        i = _as_action(a)
+        if i < 0:
+            raise self._illegal_step(a)
+        self._step(i)
+
+    def _step(self, a: int) -> None:
         ph = self.phase
         p = self.to_act_seat
         h = self.hands[p]
@@ -1288,7 +1300,7 @@ class State:
             return h.bit_count()
         return 0
 
-    def is_legal(self, move: Move) -> bool:
+    def is_legal(self, move: object) -> bool:
         """Is ``move`` legal now?"""
         try:
             self._check_move(move)
@@ -1296,7 +1308,7 @@ class State:
             return False
         return True
 
-    def _check_move(self, move: Move, seat: int | None = None) -> None:
+    def _check_move(self, move: object, seat: int | None = None) -> None:
         if not isinstance(move, Move):
             raise IllegalMoveError(f"expected a Move, not {type(move).__name__}")
         ph = self.phase
@@ -1345,12 +1357,16 @@ class State:
         elif not rest >> move.lead & 1:
             raise IllegalMoveError(f"{format_card(move.lead)} is not in {who}'s hand")
 
-    def push(self, move: Move | str, seat: int | None = None) -> None:
+    def push(self, move: object, seat: object = None) -> None:
         """Apply a turn-level move (a :class:`Move` or its notation).  With ``seat``
         the move is also refused unless it is that seat's turn.  Illegal moves raise
         :class:`IllegalMoveError` and change nothing."""
         if isinstance(move, str):
             move = Move.parse(move)
+        if not isinstance(move, Move):
+            raise IllegalMoveError(f"expected a Move or its notation, not {type(move).__name__}")
+        if seat is not None and (type(seat) is not int or not 0 <= seat < self.game.n):
+            raise IllegalMoveError(f"no such seat: {seat!r}")
         self._check_move(move, seat)
         self.push_unchecked(move)
 
@@ -1364,9 +1380,11 @@ class State:
         if move.lead is not None:
             self.apply_action(move.lead)
 
-    def parse_move(self, text: str) -> Move:
+    def parse_move(self, text: object) -> Move:
         """Parse forgiving input against this state: ``6d qs``, ``10h``, ``p``, ``take``,
         as well as strict notation.  The move is checked for legality."""
+        if not isinstance(text, str):
+            raise IllegalMoveError(f"a move must be text, not {type(text).__name__}")
         words = text.replace(",", " ").split()
         low = [w.lower() for w in words]
         if low in (["p"], ["pickup"], ["pick", "up"], ["take"], ["refuse"], ["pass"]):

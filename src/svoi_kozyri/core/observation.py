@@ -58,6 +58,7 @@ class Observation:
     log: tuple[int, ...] = field(repr=False, compare=False)
     transfers: tuple[tuple[Card, int, int], ...]
     dealer: int | None
+    in_play: CardSet = 0  # the cards that exist in this hand
 
     @property
     def history(self) -> list[tuple[int, Move, CardSet]]:
@@ -86,7 +87,7 @@ class Observation:
 
     def unseen(self) -> CardSet:
         """Cards whose location the viewer does not know (in some other hand)."""
-        m = self.game.deck & ~self.discard
+        m = (self.in_play or self.game.deck) & ~self.discard
         for c in self.pile:
             m &= ~(1 << c)
         for i in range(self.game.n):
@@ -126,6 +127,7 @@ class Observation:
             discard=self.discard,
             turns=self.turns,
             result=self.result,
+            known=self.known,
         )
 
 
@@ -160,6 +162,7 @@ def observe(state: State, seat: int | None) -> Observation:
         log=tuple(state.log[: state.log_len]),
         transfers=transfers,
         dealer=state.origin.dealer,
+        in_play=state.origin.cards,
     )
 
 

@@ -96,7 +96,7 @@ class Rules:
                 object.__setattr__(self, name, value)
         for name, choices in _CHOICES.items():
             value = getattr(self, name)
-            if isinstance(value, bool) or value not in choices:
+            if type(value) is not type(choices[0]) or value not in choices:
                 raise RulesError(
                     f"{name} must be one of {', '.join(map(repr, choices))}, not {value!r}"
                 )
