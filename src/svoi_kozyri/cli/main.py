@@ -13,6 +13,8 @@ import typer
 
 COMMAND_MODULES = [
     "engine_cmds",
+    "notation_cmds",
+    "play_cmds",
 ]
 
 app = typer.Typer(

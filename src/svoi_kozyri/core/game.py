@@ -723,6 +723,17 @@ class Game:
             transfers=(),
             known=tuple(known) if known is not None else tuple([0] * n),
             cards=seen,
+            start=(
+                tuple(hs),
+                tuple(pile_cards),
+                seat,
+                ph,
+                tuple(out_list),
+                discard,
+                turns,
+                result,
+                tuple(known) if known is not None else None,
+            ),
         )
         return State._start(
             self, hs, pile_cards, seat, ph, tuple(out_list), discard, turns, result, origin
@@ -739,9 +750,14 @@ class Origin:
     transfers: tuple[tuple[Card, int, int], ...]
     known: tuple[CardSet, ...]
     cards: CardSet  # the cards that exist in this hand (a position may hold fewer)
+    # A position start: (hands, pile, to_act, phase, outs, discard, turns, result, known).
+    start: tuple[Any, ...] | None = None
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (Origin, (self.dealer, self.deck, self.transfers, self.known, self.cards))
+        return (
+            Origin,
+            (self.dealer, self.deck, self.transfers, self.known, self.cards, self.start),
+        )
 
 
 def moves_for(game: Game, seat: int, hand: CardSet, top: int, phase: int) -> list[Move]:
@@ -766,6 +782,93 @@ def moves_for(game: Game, seat: int, hand: CardSet, top: int, phase: int) -> lis
     if phase == LEAD:
         raise IllegalMoveError("mid-turn (a beat awaits its lead): use step-level actions")
     return []
+
+
+def check_move(game: Game, seat: int, hand: CardSet, top: int, phase: int, move: object) -> None:
+    """Raise :class:`IllegalMoveError` with a specific reason unless ``move`` is legal
+    for ``seat`` holding ``hand`` with top card ``top`` (-1: empty pile) in ``phase``.
+    Needs only what the acting player knows, so observations use it too."""
+    if not isinstance(move, Move):
+        raise IllegalMoveError(f"expected a Move, not {type(move).__name__}")
+    if phase == OVER:
+        raise HandOverError("the hand is over: no more moves")
+    if phase == LEAD:
+        raise IllegalMoveError("mid-turn (a beat awaits its lead): use step-level actions")
+    who = seat_name(seat)
+    h = hand
+    if move.is_pickup:
+        if phase == FREE:
+            raise IllegalMoveError(f"{who} has a free lead: there is nothing to pick up")
+        return
+    if move.beat is None:
+        assert move.lead is not None
+        if phase != FREE:
+            raise IllegalMoveError(
+                f"{who} must beat {format_card(top)} (then lead) or pick up; "
+                "a plain lead is only for a free lead"
+            )
+        if not h >> move.lead & 1:
+            raise IllegalMoveError(f"{format_card(move.lead)} is not in {who}'s hand")
+        return
+    if phase == FREE:
+        raise IllegalMoveError(f"{who} has a free lead: lead one card, there is nothing to beat")
+    b = move.beat
+    if not h >> b & 1:
+        raise IllegalMoveError(f"{format_card(b)} is not in {who}'s hand")
+    if not game._beat[seat][top] >> b & 1:
+        raise IllegalMoveError(f"{format_card(b)} does not beat {format_card(top)} for {who}")
+    rest = h & ~(1 << b)
+    if move.lead is None:
+        if rest:
+            raise IllegalMoveError(
+                f"after beating with {format_card(b)} {who} must lead another card"
+            )
+    elif not rest >> move.lead & 1:
+        raise IllegalMoveError(f"{format_card(move.lead)} is not in {who}'s hand")
+
+
+_PICKUP_WORDS: Final = (["p"], ["pickup"], ["pick", "up"], ["take"], ["refuse"], ["pass"])
+_FILLER_WORDS: Final = ("beat", "lead", "b", "l", "with")
+
+
+def parse_forgiving(
+    game: Game, seat: int, hand: CardSet, top: int, phase: int, text: object
+) -> Move:
+    """Parse forgiving input (``6d qs``, ``10h``, ``p``, ``take``, strict notation)
+    for ``seat`` in the given situation, and check that the move is legal."""
+    if not isinstance(text, str):
+        raise IllegalMoveError(f"a move must be text, not {type(text).__name__}")
+    words = text.replace(",", " ").split()
+    low = [w.lower() for w in words]
+    if low in _PICKUP_WORDS:
+        move = PICKUP_MOVE
+    else:
+        cards_txt = [w for w in words if w.lower() not in _FILLER_WORDS]
+        try:
+            cs = [parse_card(w) for w in cards_txt]
+        except ValueError as e:
+            raise IllegalMoveError(f"cannot read {text!r}: {e}") from None
+        if len(cs) == 1:
+            c = cs[0]
+            if phase == RESPOND and hand == 1 << c:
+                move = BEAT_MOVES[c][_NO_CARD]
+            elif phase == RESPOND:
+                raise IllegalMoveError(
+                    "name two cards: the card that beats, then the card you lead"
+                )
+            else:
+                move = LEAD_MOVES[c]
+        elif len(cs) == 2:
+            if cs[0] == cs[1]:
+                raise IllegalMoveError("the beat and the lead must be different cards")
+            move = BEAT_MOVES[cs[0]][cs[1]]
+        else:
+            raise IllegalMoveError(
+                f"cannot read {text!r}: type one card to lead, two cards to beat and lead, "
+                "or p to pick up"
+            )
+    check_move(game, seat, hand, top, phase, move)
+    return move
 
 
 # --------------------------------------------------------------------------- state
@@ -1048,6 +1151,25 @@ class State:
             node = node[1]
         return cnt
 
+    def start_state(self) -> State:
+        """A fresh state at the start of this hand (the deal, or the start position)."""
+        o = self.origin
+        if o.deck is not None and o.dealer is not None:
+            return self.game.deal(o.dealer, o.deck)
+        assert o.start is not None
+        hands, pile, to_act, ph, outs, discard, turns, result, known = o.start
+        return self.game.position(
+            list(hands),
+            list(pile),
+            to_act,
+            ph,
+            outs,
+            discard=discard,
+            turns=turns,
+            result=result,
+            known=known,
+        )
+
     def known_cards(self, seat: int) -> CardSet:
         """Cards publicly known to be in ``seat``'s hand: a six handed to its owner,
         or a card the seat picked up (a card leaves a hand only face up, and only a
@@ -1309,53 +1431,18 @@ class State:
         return True
 
     def _check_move(self, move: object, seat: int | None = None) -> None:
-        if not isinstance(move, Move):
-            raise IllegalMoveError(f"expected a Move, not {type(move).__name__}")
-        ph = self.phase
-        if ph == OVER:
-            raise HandOverError("the hand is over: no more moves")
-        p = self.to_act_seat
-        who = seat_name(p)
-        if seat is not None and seat != p:
-            raise IllegalMoveError(f"it is {who}'s turn, not {seat_name(seat)}'s")
-        if ph == LEAD:
-            raise IllegalMoveError("mid-turn (a beat awaits its lead): use step-level actions")
-        h = self.hands[p]
-        if move.is_pickup:
-            if ph == FREE:
-                raise IllegalMoveError(f"{who} has a free lead: there is nothing to pick up")
-            return
-        if move.beat is None:
-            assert move.lead is not None
-            if ph != FREE:
-                top = self.top
-                assert top is not None
-                raise IllegalMoveError(
-                    f"{who} must beat {format_card(top)} (then lead) or pick up; "
-                    "a plain lead is only for a free lead"
-                )
-            if not h >> move.lead & 1:
-                raise IllegalMoveError(f"{format_card(move.lead)} is not in {who}'s hand")
-            return
-        if ph == FREE:
+        if seat is not None and self.phase != OVER and seat != self.to_act_seat:
             raise IllegalMoveError(
-                f"{who} has a free lead: lead one card, there is nothing to beat"
+                f"it is {seat_name(self.to_act_seat)}'s turn, not {seat_name(seat)}'s"
             )
-        b = move.beat
-        if not h >> b & 1:
-            raise IllegalMoveError(f"{format_card(b)} is not in {who}'s hand")
-        if not self.game._beat[p][self.pile[-1]] >> b & 1:
-            top = self.top
-            assert top is not None
-            raise IllegalMoveError(f"{format_card(b)} does not beat {format_card(top)} for {who}")
-        rest = h & ~(1 << b)
-        if move.lead is None:
-            if rest:
-                raise IllegalMoveError(
-                    f"after beating with {format_card(b)} {who} must lead another card"
-                )
-        elif not rest >> move.lead & 1:
-            raise IllegalMoveError(f"{format_card(move.lead)} is not in {who}'s hand")
+        check_move(
+            self.game,
+            self.to_act_seat,
+            self.hands[self.to_act_seat] if self.phase != OVER else 0,
+            self.pile[-1] if self.pile else -1,
+            self.phase,
+            move,
+        )
 
     def push(self, move: object, seat: object = None) -> None:
         """Apply a turn-level move (a :class:`Move` or its notation).  With ``seat``
@@ -1383,41 +1470,15 @@ class State:
     def parse_move(self, text: object) -> Move:
         """Parse forgiving input against this state: ``6d qs``, ``10h``, ``p``, ``take``,
         as well as strict notation.  The move is checked for legality."""
-        if not isinstance(text, str):
-            raise IllegalMoveError(f"a move must be text, not {type(text).__name__}")
-        words = text.replace(",", " ").split()
-        low = [w.lower() for w in words]
-        if low in (["p"], ["pickup"], ["pick", "up"], ["take"], ["refuse"], ["pass"]):
-            move = PICKUP_MOVE
-        else:
-            cards_txt = [w for w in words if w.lower() not in ("beat", "lead", "b", "l", "with")]
-            try:
-                cs = [parse_card(w) for w in cards_txt]
-            except ValueError as e:
-                raise IllegalMoveError(f"cannot read {text!r}: {e}") from None
-            if len(cs) == 1:
-                c = cs[0]
-                if self.phase == FREE:
-                    move = LEAD_MOVES[c]
-                elif self.phase == RESPOND and self.hands[self.to_act_seat] == 1 << c:
-                    move = BEAT_MOVES[c][_NO_CARD]
-                elif self.phase == RESPOND:
-                    raise IllegalMoveError(
-                        "name two cards: the card that beats, then the card you lead"
-                    )
-                else:
-                    move = LEAD_MOVES[c]
-            elif len(cs) == 2:
-                if cs[0] == cs[1]:
-                    raise IllegalMoveError("the beat and the lead must be different cards")
-                move = BEAT_MOVES[cs[0]][cs[1]]
-            else:
-                raise IllegalMoveError(
-                    f"cannot read {text!r}: type one card to lead, two cards to beat and lead, "
-                    "or p to pick up"
-                )
-        self._check_move(move)
-        return move
+        p = self.to_act_seat
+        return parse_forgiving(
+            self.game,
+            p,
+            self.hands[p] if self.phase != OVER else 0,
+            self.pile[-1] if self.pile else -1,
+            self.phase,
+            text,
+        )
 
     # -- outcome ---------------------------------------------------------------
 

@@ -1,0 +1,789 @@
+"""Game records: whole hands as text (like chess PGN), one or many per file.
+
+A record is tag lines, then the turns, then the result token::
+
+    [Event "Club night"]
+    [Date "2026.11.29"]
+    [Players "4"]
+    [Owners "C/D/H/S"]
+    [Names "A=alice,B=heuristic,C=random,D=bob"]
+    [Dealer "D"]
+    [Deck "KS 8H ... (every card, top first)"]
+    [Result "loser B"]
+
+    1. A: lead 8H
+    2. B: beat 6D lead QS
+    3. C: beat 6H lead 9D
+    4. D: pickup {takes 9D 6H QS}
+    loser B
+
+The start is either a deal (``Dealer`` and ``Deck``) or a position
+(``Position``, in :mod:`svoi_kozyri.notation.position` notation).  Turns use the
+project's move notation (``Move.__str__``/``Move.parse``); ``{...}`` and ``;`` to
+the end of a line are comments.  The result token is ``loser B``,
+``loser B action_cap``, ``draw last_card``/``repetition``/``action_cap``, or
+``*`` for an unfinished hand.  Several records may follow each other (a session).
+
+Replaying checks every turn and the result against the engine; a malformed or
+inconsistent record raises :class:`RecordError` naming the line and turn.
+
+A record written for one viewer (``write_record(rec, viewer=seat)``) keeps only
+what that viewer may know (SPEC A15): no deck, and a ``Position`` tag with the
+start as that viewer saw it (own hand, other hands as publicly known cards plus
+``?N`` unknown ones).  Turns and pickups are public, so they are all kept.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import unquote
+
+from .core import (
+    LEAD,
+    RESPOND,
+    SEAT_LETTERS,
+    Card,
+    CardError,
+    Game,
+    IllegalMoveError,
+    Move,
+    PositionError,
+    Result,
+    RulesError,
+    State,
+    SvoiKozyriError,
+    format_card,
+    format_cards,
+    observe,
+    parse_card,
+    parse_card_list,
+    parse_seat,
+    seat_name,
+)
+from .notation.position import (
+    format_observation,
+    format_owners,
+    format_position,
+    format_rules,
+    parse_cards_compact,
+    parse_game,
+    parse_position,
+)
+
+__all__ = [
+    "SPECTATOR",
+    "STRUCTURAL_TAGS",
+    "GameRecord",
+    "RecordError",
+    "format_result_token",
+    "parse_record",
+    "parse_records",
+    "read_records",
+    "write_record",
+    "write_records",
+]
+
+#: ``viewer`` value for a record fit for a spectator: every hand hidden.
+SPECTATOR = -1
+
+#: Tags the record's fields produce; the rest of ``GameRecord.tags`` is free-form.
+STRUCTURAL_TAGS = (
+    "Players",
+    "Rules",
+    "Owners",
+    "Names",
+    "Dealer",
+    "Deck",
+    "Position",
+    "Viewer",
+    "Result",
+)
+_LEADING_TAGS = ("Event", "Site", "Date", "Round", "Hand")
+_TAG_NAME_RE = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+
+
+class RecordError(SvoiKozyriError, ValueError):
+    """A game record is malformed, or its turns or result do not replay."""
+
+
+# --------------------------------------------------------------------------- results
+
+
+def format_result_token(result: Result | None) -> str:
+    """``loser B``, ``loser B action_cap``, ``draw last_card``, or ``*`` (unfinished)."""
+    if result is None:
+        return "*"
+    if result.loser is None:
+        return f"draw {result.reason}"
+    text = f"loser {seat_name(result.loser)}"
+    return text if result.reason == "out" else f"{text} {result.reason}"
+
+
+def _parse_result_words(words: Sequence[str], n: int) -> Result | None:
+    """The result of a token such as ``['loser', 'B']``; raises ValueError."""
+    low = [w.lower() for w in words]
+    if low == ["*"]:
+        return None
+    if len(low) == 2 and low[0] == "draw":
+        if low[1] not in ("last_card", "repetition", "action_cap"):
+            raise ValueError(
+                f"unknown draw reason {words[1]!r} (last_card, repetition or action_cap)"
+            )
+        return Result(None, low[1])
+    if len(low) in (2, 3) and low[0] == "loser":
+        seat = words[1].upper()
+        if len(seat) != 1 or seat not in SEAT_LETTERS[:n]:
+            raise ValueError(f"unknown loser {words[1]!r} (seats {', '.join(SEAT_LETTERS[:n])})")
+        reason = low[2] if len(low) == 3 else "out"
+        if reason not in ("out", "action_cap"):
+            raise ValueError(f"unknown loss reason {words[2]!r} (only action_cap)")
+        return Result(SEAT_LETTERS.index(seat), reason)
+    raise ValueError(
+        f"malformed result {' '.join(words)!r}: expected loser X, loser X action_cap, "
+        "draw REASON or *"
+    )
+
+
+# --------------------------------------------------------------------------- the record
+
+
+@dataclass
+class GameRecord:
+    """One hand: how it started, the turns played, and how it ended.
+
+    The start is a deal (``dealer`` and ``deck``, top card first) or a
+    ``position`` in position notation.  A record read from a viewer-safe file
+    has ``viewer`` set and a public ``position`` with hidden hands (``?N``); it
+    cannot be replayed.  ``pending`` is a beat already played by the seat to act
+    whose lead is still to come (a hand stopped mid-turn).  ``tags`` holds the
+    free-form tags (Event, Date, Hand, session tags...); the structural ones
+    (:data:`STRUCTURAL_TAGS`) come from the other fields.
+    """
+
+    game: Game
+    moves: list[tuple[int, Move]] = field(default_factory=list)
+    dealer: int | None = None
+    deck: tuple[Card, ...] | None = None
+    position: str | None = None
+    result: Result | None = None
+    names: dict[int, str] = field(default_factory=dict)
+    tags: dict[str, str] = field(default_factory=dict)
+    pending: Card | None = None
+    viewer: int | None = None
+    lines: list[int] = field(default_factory=list, repr=False, compare=False)
+    pending_seat: int | None = field(default=None, repr=False, compare=False)
+
+    # -- building ----------------------------------------------------------------
+
+    @classmethod
+    def from_state(
+        cls,
+        state: State,
+        names: dict[int, str] | None = None,
+        start: State | str | None = None,
+        **tags: str,
+    ) -> GameRecord:
+        """The record of the hand that led to ``state`` (its origin and history).
+
+        The start comes from the state (its deal or start position); ``start``
+        (a state or position notation) overrides it.
+        """
+        for key in tags:
+            _check_tag_name(key)
+        origin = state.origin
+        history = state.history()
+        rec = cls(
+            game=state.game,
+            moves=[(seat, move) for seat, move, _ in history],
+            result=state.result,
+            names=dict(names or {}),
+            tags=dict(tags),
+        )
+        for seat in rec.names:
+            if not 0 <= seat < state.n:
+                raise RecordError(f"names: seat {seat} does not exist with {state.n} players")
+        if start is not None:
+            rec.position = start if isinstance(start, str) else format_position(start)
+        elif origin.deck is not None:
+            assert origin.dealer is not None
+            rec.dealer, rec.deck = origin.dealer, tuple(origin.deck)
+        else:
+            rec.position = format_position(state.start_state())
+        try:
+            replayed = rec.start_state()
+        except RecordError as e:
+            raise RecordError(f"start: {e}") from None
+        if replayed.game != state.game:
+            raise RecordError("start: the start position is of another game (rules or owners)")
+        rec.lines = [0] * len(rec.moves)
+        try:
+            final = _walk(rec, replayed, check_result=False)
+        except RecordError as e:
+            raise RecordError(f"the start and the history do not lead to this state: {e}") from None
+        if final.phase == RESPOND and state.phase == LEAD and state.top is not None:
+            rec.pending, rec.pending_seat = state.top, state.to_act_seat
+            try:
+                final.apply_action(state.top)
+            except IllegalMoveError as e:
+                msg = f"the start and the history do not lead to this state: {e}"
+                raise RecordError(msg) from None
+        if final != state:
+            raise RecordError("the start and the history do not lead to this state")
+        return rec
+
+    # -- replaying ---------------------------------------------------------------
+
+    def start_state(self) -> State:
+        """The state before the first turn."""
+        if self.deck is not None:
+            if self.dealer is None:
+                raise RecordError("a dealt record needs its dealer")
+            try:
+                return self.game.deal(self.dealer, self.deck)
+            except PositionError as e:
+                raise RecordError(f"[Deck]: {e}") from None
+        if self.position is None:
+            raise RecordError("the record has neither a deck nor a start position")
+        if "?" in self.position:
+            who = "a spectator" if self.viewer == SPECTATOR else _seat_or_unknown(self.viewer)
+            raise RecordError(
+                f"this record was written for {who} and hides the deal: it cannot be replayed"
+            )
+        try:
+            state = parse_position(self.position)
+        except PositionError as e:
+            raise RecordError(f"[Position]: {e}") from None
+        if state.game != self.game:
+            raise RecordError("[Position]: its owners or rules differ from the record's")
+        return state
+
+    def replay(self) -> State:
+        """The final state, every turn and the result checked on the way."""
+        return _walk(self, self.start_state(), check_result=True)
+
+    def states(self) -> Iterator[tuple[int, Move, State]]:
+        """``(seat, move, state after it)`` for each turn, to step through the hand.
+
+        A trailing ``pending`` beat comes last as ``(seat, Move "beat X", state
+        in lead mode)``.  Each state is an independent copy.
+        """
+        steps: list[tuple[int, Move, State]] = []
+        _walk(self, self.start_state(), check_result=True, out=steps)
+        yield from steps
+
+    def start_hands(self) -> list[int]:
+        """The hands at the start (omniscient; raises for a viewer record)."""
+        return list(self.start_state().hands)
+
+
+def _seat_or_unknown(seat: int | None) -> str:
+    return f"seat {seat_name(seat)}" if seat is not None and seat >= 0 else "one viewer"
+
+
+def _check_tag_name(key: str) -> None:
+    if not _TAG_NAME_RE.fullmatch(key):
+        raise RecordError(f"tag name {key!r} must be a letter then letters, digits or _")
+    if key in STRUCTURAL_TAGS:
+        raise RecordError(f"tag {key} comes from the record itself; do not pass it as a tag")
+
+
+def _where(rec: GameRecord, i: int) -> str:
+    line = rec.lines[i] if i < len(rec.lines) and rec.lines[i] else 0
+    return (f"line {line}, " if line else "") + f"turn {i + 1}"
+
+
+def _walk(
+    rec: GameRecord,
+    state: State,
+    *,
+    check_result: bool,
+    out: list[tuple[int, Move, State]] | None = None,
+) -> State:
+    for i, (seat, move) in enumerate(rec.moves):
+        where = f"{_where(rec, i)} ({seat_name(seat)}: {move})"
+        if state.is_over:
+            raise RecordError(f"{where}: the hand is already over ({state.result})")
+        try:
+            if state.phase == LEAD:
+                # A start in mid-turn: this turn's beat is already on the pile.
+                if seat != state.to_act_seat:
+                    raise IllegalMoveError(
+                        f"it is {seat_name(state.to_act_seat)}'s turn, not {seat_name(seat)}'s"
+                    )
+                if move.beat != state.top or move.lead is None:
+                    top = format_card(state.top) if state.top is not None else "-"
+                    raise IllegalMoveError(
+                        f"the position is mid-turn: this turn must be 'beat {top} lead X'"
+                    )
+                state.apply_action(move.lead)
+            else:
+                state.push(move, seat=seat)
+        except IllegalMoveError as e:
+            raise RecordError(f"{where}: {e}") from None
+        if out is not None:
+            out.append((seat, move, state.copy()))
+    if rec.pending is not None:
+        i = len(rec.moves)
+        seat = state.to_act_seat
+        where = f"{_where(rec, i)} (beat {format_card(rec.pending)} lead ?)"
+        if state.phase != RESPOND:
+            raise RecordError(f"{where}: there is nothing to beat now")
+        if rec.pending_seat is not None and rec.pending_seat != seat:
+            raise RecordError(
+                f"{where}: it is {seat_name(seat)}'s turn, not {seat_name(rec.pending_seat)}'s"
+            )
+        try:
+            state.apply_action(rec.pending)
+        except IllegalMoveError as e:
+            raise RecordError(f"{where}: {e}") from None
+        if state.phase != LEAD:
+            raise RecordError(f"{where}: that beat ended the turn; write 'beat X' alone")
+        if out is not None:
+            out.append((seat, Move.get(rec.pending, None), state.copy()))
+    if check_result and state.result != rec.result:
+        said = format_result_token(rec.result)
+        got = format_result_token(state.result)
+        raise RecordError(
+            f"the record's result is {said!r} but its turns give {got!r}"
+            + (f" (after turn {len(rec.moves)})" if rec.moves else "")
+        )
+    return state
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def _quote(value: str) -> str:
+    return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "\\r")
+
+
+def _encode_name(name: str) -> str:
+    return name.replace("%", "%25").replace(",", "%2C").replace("=", "%3D")
+
+
+def write_record(rec: GameRecord, viewer: int | None = None, *, comments: bool = True) -> str:
+    """The text of ``rec``.  With ``viewer`` (a seat, or :data:`SPECTATOR`) only
+    what that viewer may know is written: no deck, the start as they saw it.
+    ``comments`` adds the cards each pickup took, as ``{takes ...}``."""
+    game = rec.game
+    n = game.n
+    if viewer is not None and viewer != SPECTATOR and not 0 <= viewer < n:
+        raise RecordError(f"viewer {viewer} is not a seat of this {n}-player game")
+    tags: list[tuple[str, str]] = []
+    for key in _LEADING_TAGS:
+        if key in rec.tags:
+            tags.append((key, rec.tags[key]))
+    tags.append(("Players", str(n)))
+    rules_txt = format_rules(game.rules)
+    if rules_txt != "-":
+        tags.append(("Rules", rules_txt))
+    tags.append(("Owners", format_owners(game)))
+    if rec.names:
+        tags.append(
+            (
+                "Names",
+                ",".join(f"{seat_name(s)}={_encode_name(rec.names[s])}" for s in sorted(rec.names)),
+            )
+        )
+    if rec.dealer is not None:
+        tags.append(("Dealer", seat_name(rec.dealer)))
+    pickups = _pickup_comments(rec) if comments and rec.viewer is None else []
+    if viewer is None and rec.viewer is None:
+        if rec.deck is not None:
+            tags.append(("Deck", format_cards(rec.deck)))
+        elif rec.position is not None:
+            tags.append(("Position", rec.position))
+    else:
+        if rec.viewer is not None:
+            if viewer is not None and viewer != rec.viewer:
+                raise RecordError(
+                    "this record was already written for another viewer; it cannot be re-viewed"
+                )
+            view, public = rec.viewer, rec.position
+        else:
+            assert viewer is not None
+            view = viewer
+            start = rec.start_state()
+            public = format_observation(observe(start, None if view == SPECTATOR else view))
+        tags.append(("Viewer", "spectator" if view == SPECTATOR else seat_name(view)))
+        if public is not None:
+            tags.append(("Position", public))
+    tags.append(("Result", format_result_token(rec.result)))
+    for key, value in rec.tags.items():
+        if key not in _LEADING_TAGS:
+            tags.append((key, value))
+    lines = [f'[{key} "{_quote(value)}"]' for key, value in tags]
+    lines.append("")
+    for i, (seat, move) in enumerate(rec.moves):
+        line = f"{i + 1}. {seat_name(seat)}: {move}"
+        if pickups and pickups[i]:
+            line += f" {{takes {pickups[i]}}}"
+        lines.append(line)
+    if rec.pending is not None:
+        who = rec.pending_seat if rec.pending_seat is not None else _pending_seat(rec)
+        lines.append(
+            f"{len(rec.moves) + 1}. {seat_name(who)}: beat {format_card(rec.pending)} lead ?"
+        )
+    lines.append(format_result_token(rec.result))
+    return "\n".join(lines) + "\n"
+
+
+def _pending_seat(rec: GameRecord) -> int:
+    try:
+        state = _walk(
+            GameRecord(rec.game, rec.moves, rec.dealer, rec.deck, rec.position),
+            rec.start_state(),
+            check_result=False,
+        )
+    except RecordError:
+        return rec.moves[-1][0] if rec.moves else 0
+    return state.to_act_seat
+
+
+def _pickup_comments(rec: GameRecord) -> list[str]:
+    """The cards each pickup took (``''`` for other turns), from a replay."""
+    try:
+        state = rec.start_state()
+        bare = GameRecord(rec.game, rec.moves, rec.dealer, rec.deck, rec.position)
+        final = _walk(bare, state, check_result=False)
+    except RecordError:
+        return []
+    return [format_cards(taken) if move.is_pickup else "" for _, move, taken in final.history()]
+
+
+def write_records(
+    path: str | os.PathLike[str], recs: Iterable[GameRecord], viewer: int | None = None
+) -> None:
+    """Write records to a UTF-8 file, separated by blank lines."""
+    text = "\n".join(write_record(r, viewer) for r in recs)
+    Path(path).write_text(text, encoding="utf-8")
+
+
+# --------------------------------------------------------------------------- reading
+
+
+@dataclass
+class _Token:
+    kind: str  # "tag", "word"
+    text: str
+    line: int
+    value: str = ""
+
+
+_TAG_RE = re.compile(r'\[\s*([A-Za-z][A-Za-z0-9_]*)\s+"((?:[^"\\\n]|\\.)*)"\s*\]')
+_WORD_RE = re.compile(r"\d+\.|[A-Za-z]:|[^\s\[\]{};]+")
+_UNESCAPE = {"\\": "\\", '"': '"', "n": "\n", "r": "\r"}
+
+
+def _unquote(raw: str, line: int) -> str:
+    out = []
+    i = 0
+    while i < len(raw):
+        ch = raw[i]
+        if ch == "\\":
+            nxt = raw[i + 1] if i + 1 < len(raw) else ""
+            if nxt not in _UNESCAPE:
+                raise RecordError(f"line {line}: unknown escape \\{nxt} in a tag value")
+            out.append(_UNESCAPE[nxt])
+            i += 2
+        else:
+            out.append(ch)
+            i += 1
+    return "".join(out)
+
+
+def _tokenize(text: str) -> list[_Token]:
+    tokens: list[_Token] = []
+    pos = 0
+    line = 1
+    size = len(text)
+    while pos < size:
+        ch = text[pos]
+        if ch == "\n":
+            line += 1
+            pos += 1
+        elif ch.isspace():
+            pos += 1
+        elif ch == "{":
+            end = text.find("}", pos)
+            if end < 0:
+                raise RecordError(f"line {line}: comment '{{' is never closed with '}}'")
+            line += text.count("\n", pos, end)
+            pos = end + 1
+        elif ch == ";":
+            end = text.find("\n", pos)
+            pos = size if end < 0 else end
+        elif ch == "[":
+            m = _TAG_RE.match(text, pos)
+            if m is None:
+                snippet = text[pos:].split("\n", 1)[0]
+                raise RecordError(
+                    f'line {line}: malformed tag {snippet!r}: expected [Name "value"]'
+                )
+            tokens.append(_Token("tag", m.group(1), line, _unquote(m.group(2), line)))
+            pos = m.end()
+        elif ch in "]}":
+            raise RecordError(f"line {line}: unexpected {ch!r}")
+        else:
+            m = _WORD_RE.match(text, pos)
+            assert m is not None
+            tokens.append(_Token("word", m.group(0), line))
+            pos = m.end()
+    return tokens
+
+
+def parse_records(text: str, *, check: bool = True) -> list[GameRecord]:
+    """Every record in ``text`` (a session file), in order.  With ``check`` each
+    is replayed and a record whose turns or result do not hold raises."""
+    tokens = _tokenize(text)
+    recs: list[GameRecord] = []
+    i = 0
+    while i < len(tokens):
+        start = i
+        while i < len(tokens) and tokens[i].kind == "tag":
+            i += 1
+        tags = tokens[start:i]
+        j = i
+        while j < len(tokens) and tokens[j].kind == "word":
+            if _is_result_start(tokens, j):
+                j = _result_end(tokens, j)
+                break
+            j += 1
+        else:
+            last = tokens[j - 1].line if j > 0 else 1
+            raise RecordError(
+                f"line {last}: the record ends without a result token "
+                "(loser X, draw REASON or * for unfinished)"
+            )
+        if j < len(tokens) and tokens[j].kind == "word":
+            raise RecordError(
+                f"line {tokens[j].line}: {tokens[j].text!r} after the result token; "
+                "a record ends with its result and the next one starts with its tags"
+            )
+        recs.append(_build(tags, tokens[i:j], check))
+        i = j
+    return recs
+
+
+def parse_record(text: str, *, check: bool = True) -> GameRecord:
+    """The one record in ``text`` (see :func:`parse_records`)."""
+    recs = parse_records(text, check=check)
+    if len(recs) != 1:
+        raise RecordError(f"expected one record, found {len(recs)}")
+    return recs[0]
+
+
+def read_records(path: str | os.PathLike[str], *, check: bool = True) -> list[GameRecord]:
+    """Every record of a UTF-8 file."""
+    try:
+        text = Path(path).read_text(encoding="utf-8-sig")  # a BOM is allowed
+    except UnicodeDecodeError as e:
+        raise RecordError(f"{path}: not UTF-8 text ({e.reason})") from None
+    return parse_records(text, check=check)
+
+
+def _is_result_start(tokens: list[_Token], j: int) -> bool:
+    # "draw" and "loser" are never move words, so they always start the result.
+    return tokens[j].text.lower() in ("*", "loser", "draw")
+
+
+def _result_end(tokens: list[_Token], j: int) -> int:
+    """Index after the result token starting at ``j``."""
+    w = tokens[j].text.lower()
+    if w == "*":
+        return j + 1
+    k = j + 2
+    if (
+        w == "loser"
+        and k < len(tokens)
+        and tokens[k].kind == "word"
+        and tokens[k].text.lower() == "action_cap"
+    ):
+        k += 1
+    return min(k, len(tokens))
+
+
+def _build(tag_tokens: list[_Token], words: list[_Token], check: bool) -> GameRecord:
+    first_line = tag_tokens[0].line if tag_tokens else (words[0].line if words else 1)
+    tags: dict[str, str] = {}
+    tag_line: dict[str, int] = {}
+    for t in tag_tokens:
+        if t.text in tags:
+            raise RecordError(f"line {t.line}: tag [{t.text}] is given twice")
+        tags[t.text] = t.value
+        tag_line[t.text] = t.line
+
+    def bad(key: str, msg: str) -> RecordError:
+        return RecordError(f"line {tag_line[key]}: [{key} {tags[key]!r}]: {msg}")
+
+    # the game
+    key = "Position" if "Position" in tags else "Owners"
+    try:
+        if "Position" in tags:
+            fields = tags["Position"].split()
+            if len(fields) not in (8, 9):
+                raise PositionError(f"a position has 8 or 9 fields, not {len(fields)}")
+            game = parse_game(fields[0], fields[8] if len(fields) == 9 else "-")
+            if "?" not in tags["Position"]:
+                parse_position(tags["Position"])
+        else:
+            if "Owners" not in tags:
+                raise RecordError(
+                    f"line {first_line}: a record needs [Owners] with [Dealer] and [Deck], "
+                    "or a [Position]"
+                )
+            game = parse_game(tags["Owners"], tags.get("Rules", "-"))
+    except (PositionError, RulesError) as e:
+        raise bad(key, str(e)) from None
+    if "Position" in tags and ("Owners" in tags or "Rules" in tags):
+        k = "Owners" if "Owners" in tags else "Rules"
+        try:
+            same = parse_game(
+                tags.get("Owners", format_owners(game)), tags.get("Rules", format_rules(game.rules))
+            )
+        except (PositionError, RulesError) as e:
+            raise bad(k, str(e)) from None
+        if same != game:
+            raise bad(k, "[Owners] or [Rules] disagrees with the [Position]")
+    n = game.n
+    if "Players" in tags and tags["Players"].strip() != str(n):
+        raise bad("Players", f"the game has {n} players")
+
+    rec = GameRecord(game=game)
+    if "Names" in tags:
+        for item in filter(None, tags["Names"].split(",")):
+            seat_txt, eq, name = item.partition("=")
+            try:
+                seat = parse_seat(seat_txt, n)
+            except PositionError as e:
+                raise bad("Names", str(e)) from None
+            if not eq:
+                raise bad("Names", f"{item!r}: expected SEAT=name")
+            rec.names[seat] = unquote(name)
+    if "Dealer" in tags:
+        try:
+            rec.dealer = parse_seat(tags["Dealer"], n)
+        except PositionError as e:
+            raise bad("Dealer", str(e)) from None
+    if "Viewer" in tags:
+        v = tags["Viewer"].strip()
+        if v.lower() == "spectator":
+            rec.viewer = SPECTATOR
+        else:
+            try:
+                rec.viewer = parse_seat(v, n)
+            except PositionError as e:
+                raise bad("Viewer", str(e)) from None
+        if "Deck" in tags:
+            raise bad("Deck", "a record for one viewer must not hold the deck")
+    if "Deck" in tags:
+        if "Position" in tags:
+            raise bad("Deck", "give either [Deck] or [Position], not both")
+        if rec.dealer is None:
+            raise bad("Deck", "a dealt record needs [Dealer]")
+        try:
+            deck_txt = tags["Deck"]
+            cards = (
+                parse_card_list(deck_txt)
+                if " " in deck_txt.strip()
+                else parse_cards_compact(deck_txt.strip(), "deck")
+            )
+        except CardError as e:
+            raise bad("Deck", str(e)) from None
+        rec.deck = tuple(cards)
+    elif "Position" in tags:
+        rec.position = tags["Position"]
+    else:
+        raise RecordError(f"line {first_line}: a record needs [Dealer] and [Deck], or [Position]")
+    for key, value in tags.items():
+        if key not in STRUCTURAL_TAGS:
+            rec.tags[key] = value
+
+    _parse_movetext(rec, words, n)
+    if "Result" in tags:
+        try:
+            said = _parse_result_words(tags["Result"].split(), n)
+        except ValueError as e:
+            raise bad("Result", str(e)) from None
+        if said != rec.result:
+            raise bad(
+                "Result",
+                f"disagrees with the result token {format_result_token(rec.result)!r}",
+            )
+    if check and not (rec.position is not None and "?" in rec.position):
+        rec.replay()
+    return rec
+
+
+def _parse_movetext(rec: GameRecord, words: list[_Token], n: int) -> None:
+    i = 0
+    turn = 1
+    while i < len(words):
+        tok = words[i]
+        if _is_result_start(words, i):
+            res_words = [w.text for w in words[i:]]
+            try:
+                rec.result = _parse_result_words(res_words, n)
+            except ValueError as e:
+                raise RecordError(f"line {tok.line}: {e}") from None
+            return
+        if rec.pending is not None:
+            raise RecordError(
+                f"line {tok.line}: 'lead ?' (a turn left mid-way) must be the last turn"
+            )
+        line = tok.line
+        if re.fullmatch(r"\d+\.", tok.text):
+            if int(tok.text[:-1]) != turn:
+                raise RecordError(f"line {line}: expected turn number {turn}., found {tok.text}")
+            i += 1
+        if i >= len(words) or not re.fullmatch(r"[A-Za-z]:", words[i].text):
+            found = words[i].text if i < len(words) else "the end"
+            raise RecordError(
+                f"line {line}, turn {turn}: expected the seat, e.g. 'A:', not {found!r}"
+            )
+        try:
+            seat = parse_seat(words[i].text[0], n)
+        except PositionError as e:
+            raise RecordError(f"line {line}, turn {turn}: {e}") from None
+        i += 1
+        move_words: list[str] = []
+        kw = words[i].text.lower() if i < len(words) else ""
+        if kw == "pickup":
+            move_words, i = [words[i].text], i + 1
+        elif kw in ("lead", "beat") and i + 1 < len(words):
+            move_words, i = [words[i].text, words[i + 1].text], i + 2
+            if kw == "beat" and i < len(words) and words[i].text.lower() == "lead":
+                if i + 1 >= len(words):
+                    raise RecordError(f"line {line}, turn {turn}: 'lead' without a card")
+                move_words += [words[i].text, words[i + 1].text]
+                i += 2
+        else:
+            found = words[i].text if i < len(words) else "the end"
+            raise RecordError(
+                f"line {line}, turn {turn}: expected a move (lead X, beat X lead Y, beat X, "
+                f"pickup), not {found!r}"
+            )
+        if len(move_words) == 4 and move_words[3] == "?":
+            try:
+                rec.pending = parse_card(move_words[1])
+            except CardError as e:
+                raise RecordError(f"line {line}, turn {turn}: {e}") from None
+            rec.pending_seat = seat
+            rec.lines.append(line)
+            turn += 1
+            continue
+        try:
+            move = Move.parse(" ".join(move_words))
+        except IllegalMoveError as e:
+            raise RecordError(f"line {line}, turn {turn}: {e}") from None
+        rec.moves.append((seat, move))
+        rec.lines.append(line)
+        turn += 1
+    raise RecordError(
+        f"line {words[-1].line if words else 0}: the turns end without a result token "
+        "(loser X, draw REASON or *)"
+    )

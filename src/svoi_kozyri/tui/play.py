@@ -1,0 +1,332 @@
+"""The terminal game: a session of hands between people at one screen and bots.
+
+The loop holds the full :class:`State` (it is the dealer and the table), but
+everything it shows goes through :func:`observe` for the seat whose turn it is,
+and bots too receive only their own observation.  With several people at one
+screen (hot seat) the screen is cleared after each person's move and the next
+person must confirm before their hand is shown.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rich.console import Console
+from rich.text import Text
+
+from ..bots import Agent, available_agents, make_agent
+from ..core import Move, Observation, Rules, Session, State, format_cards, observe, seat_name
+from .inputs import HELP_TEXT, Command, InputError, completion_words, parse_input, short_notation
+from .prompter import Prompter
+from .render import (
+    SeatInfo,
+    fmt_move,
+    render_board,
+    render_known,
+    render_log,
+    render_menu,
+    render_pile,
+    render_result,
+    render_score,
+    render_session_end,
+    render_turn,
+)
+
+if TYPE_CHECKING:
+    from ..records import GameRecord
+
+#: Bots asked for hints and used by default, strongest first (the first installed wins).
+STRENGTH_ORDER = ("expert", "hard", "heuristic", "greedy", "random")
+
+
+def strongest_bot() -> str:
+    """The strongest bot installed right now."""
+    have = set(available_agents())
+    for name in STRENGTH_ORDER:
+        if name in have:
+            return name
+    return "random"
+
+
+class QuitGame(Exception):
+    """The player asked to stop (``quit``, Ctrl-C or end of input)."""
+
+
+@dataclass
+class TableSetup:
+    """Everything needed to start a session at the terminal."""
+
+    rules: Rules
+    seats: list[SeatInfo]
+    seed: int | None = None
+    delay: float = 0.3
+    unicode: bool = False
+    save: Path | None = None
+    hint_bot: str | None = None
+    tags: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if len(self.seats) != self.rules.num_players:
+            raise ValueError(f"{len(self.seats)} seats given for {self.rules.num_players} players")
+
+    @property
+    def humans(self) -> list[int]:
+        """Seats played by people."""
+        return [i for i, s in enumerate(self.seats) if s.is_human]
+
+
+class TerminalGame:
+    """Runs a session: deals hands, asks people for moves, lets bots play, keeps score."""
+
+    def __init__(
+        self,
+        setup: TableSetup,
+        console: Console,
+        prompter: Prompter,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.setup = setup
+        self.console = console
+        self.prompter = prompter
+        self.sleep = sleep
+        master = random.Random(setup.seed)
+        self.session = Session(setup.rules, rng=random.Random(master.getrandbits(64)))
+        self.agents: dict[int, Agent] = {
+            i: make_agent(s.kind, seed=master.getrandbits(32))
+            for i, s in enumerate(setup.seats)
+            if not s.is_human
+        }
+        self._hint_seed = master.getrandbits(32)
+        self._hint_agent: Agent | None = None
+        self.records: list[GameRecord] = []
+        self.hand_no = 0
+        self._on_screen: int | None = None  # the person whose hand may be on screen
+
+    # -- output helpers ----------------------------------------------------------
+
+    def say(self, *objects: Any, style: str | None = None) -> None:
+        """Print to the console (one place to change how output goes out)."""
+        self.console.print(*objects, style=style)
+
+    def _clear_for_privacy(self) -> None:
+        """Hide a hand: clear the screen, or scroll it away where clearing is impossible."""
+        if self.console.is_terminal and not self.console.is_dumb_terminal:
+            self.console.clear()
+        else:
+            self.console.print("\n" * max(self.console.height, 24))
+        self._on_screen = None
+
+    @property
+    def hot_seat(self) -> bool:
+        """Several people share the screen."""
+        return len(self.setup.humans) > 1
+
+    # -- the session --------------------------------------------------------------
+
+    def run(self) -> int:
+        """Play until the session ends or the player quits; returns the exit code."""
+        self._intro()
+        try:
+            while not self.session.over:
+                state = self.session.new_hand()
+                self.hand_no += 1
+                self._hand_intro(state)
+                self.play_hand(state)
+                self.session.record_result(state)
+                self._keep_record(state)
+                self.say(render_result(state.result, state.outs, self.setup.seats))
+                self.say(render_score(self.session, self.setup.seats))
+                if not self.session.over and self.setup.humans:
+                    reply = self.prompter.ask("Press Enter for the next hand (q to stop) ")
+                    if reply.strip().lower() in ("q", "quit", "exit"):
+                        raise QuitGame
+        except QuitGame:
+            self.say("Game stopped.")
+            self._save()
+            return 0
+        except (EOFError, KeyboardInterrupt):
+            self.say("\nGame stopped.")
+            self._save()
+            return 0
+        self.say(render_session_end(self.session, self.setup.seats))
+        self._save()
+        return 0
+
+    def _intro(self) -> None:
+        rules = self.setup.rules
+        seats = self.setup.seats
+        who = ", ".join(f"{s.label(i)} ({s.kind})" for i, s in enumerate(seats))
+        self.say(Text("Svoi Kozyri - everyone has their own trumps", style="bold"))
+        self.say(f"Players: {who}")
+        bits = [f"pickup {rules.pickup_rule}"]
+        if rules.pickup_rule == "fixed":
+            bits[-1] += f" ({rules.fixed_pickup_count})"
+        if rules.is_besicovitch:
+            bits.append(f"Besicovitch game, {rules.deck_size} cards, open hands")
+        bits.append(f"trumps {rules.suit_assignment}")
+        bits.append(f"draw rule {rules.draw_rule}")
+        if rules.session_mode == "losses":
+            k = rules.loss_limit
+            bits.append(f"session: {k} loss{'es' * (k != 1)} make{'s' * (k == 1)} the durak")
+        else:
+            bits.append(f"session: first to {rules.points_target} points")
+        self.say("Rules: " + "; ".join(bits) + ".")
+        self.say("Type ? at your prompt for help.")
+
+    def _hand_intro(self, state: State) -> None:
+        dealer = state.origin.dealer
+        seats = self.setup.seats
+        self.say(Text(f"\n=== Hand {self.hand_no} ===", style="bold"))
+        if dealer is not None:
+            self.say(
+                f"Dealer: {seats[dealer].label(dealer)}; "
+                f"{seats[state.to_act_seat].label(state.to_act_seat)} leads."
+            )
+        trumps = state.game.owners_str()
+        self.say("Trumps: " + "  ".join(f"{k}={v}" for k, v in trumps.items()))
+        for six, frm, to in observe(state, None).transfers:
+            self.say(
+                f"Six handed over: {format_cards([six])} from {seat_name(frm)} "
+                f"to its owner {seat_name(to)}"
+            )
+
+    def play_hand(self, state: State) -> None:
+        """Play one hand to its end."""
+        while not state.is_over:
+            seat = state.to_act_seat
+            outs_before = len(state.outs)
+            if seat in self.agents:
+                move = self.agents[seat].choose(observe(state, seat))
+                state.push(move, seat)
+                self._announce(state, seat, move)
+                if self.setup.delay > 0:
+                    self.sleep(self.setup.delay)
+            else:
+                move = self.human_turn(state, seat)
+                state.push(move, seat)
+                if self.hot_seat:
+                    self._clear_for_privacy()
+                self._announce(state, seat, move)
+            if len(state.outs) > outs_before and not state.is_over:
+                s, kind = state.outs[-1]
+                self.say(f"{self.setup.seats[s].label(s)} is out (on a {kind}).", style="bold")
+
+    def _announce(self, state: State, seat: int, move: Move) -> None:
+        taken = state.history()[-1][2] if move.is_pickup else 0
+        self.say(render_turn(seat, move, taken, self.setup.seats, self.setup.unicode))
+
+    # -- a person's turn -----------------------------------------------------------
+
+    def human_turn(self, state: State, seat: int) -> Move:
+        """Show the board to ``seat`` and read a legal move (commands answered meanwhile)."""
+        info = self.setup.seats[seat]
+        if self.hot_seat and self._on_screen != seat:
+            self._clear_for_privacy()
+            self.prompter.ask(
+                f"{info.label(seat)}: your turn. Press Enter when only you can see the screen "
+            )
+        self._on_screen = seat
+        obs = observe(state, seat)
+        self._show_board(obs)
+        menu: list[Move] = []
+        words = completion_words(obs)
+        prompt = f"{info.label(seat)} > "
+        while True:
+            try:
+                text = self.prompter.ask(prompt, words)
+            except KeyboardInterrupt:
+                raise QuitGame from None
+            try:
+                got = parse_input(obs, text, menu)
+            except InputError as e:
+                self.say(f"  ! {e}")
+                continue
+            if isinstance(got, Move):
+                return got
+            menu = self._command(got, obs) or menu
+
+    def _show_board(self, obs: Observation) -> None:
+        seat = obs.seat
+        assert seat is not None
+        header = f"Hand {self.hand_no}, turn {obs.turns + 1}: {self.setup.seats[seat].label(seat)}"
+        self.say(render_board(obs, self.setup.seats, unicode=self.setup.unicode, header=header))
+
+    def _command(self, cmd: Command, obs: Observation) -> list[Move] | None:
+        """Answer a table command; returns the menu when one was shown."""
+        u = self.setup.unicode
+        if cmd.name == "help":
+            self.say(HELP_TEXT)
+        elif cmd.name == "pile":
+            self.say(render_pile(obs, u, full=True))
+        elif cmd.name == "log":
+            self.say(render_log(obs, self.setup.seats, u, last=None))
+        elif cmd.name == "known":
+            self.say(render_known(obs, self.setup.seats, u))
+        elif cmd.name == "board":
+            self._show_board(obs)
+        elif cmd.name == "hint":
+            self.say(self.hint(obs))
+        elif cmd.name == "moves":
+            menu = obs.legal_moves()
+            self.say(render_menu(menu, u))
+            return menu
+        elif cmd.name == "quit":
+            raise QuitGame
+        return None
+
+    def hint(self, obs: Observation) -> str:
+        """The strongest available bot's choice for this observation."""
+        name = self.setup.hint_bot or strongest_bot()
+        if self._hint_agent is None or self._hint_agent.name != name:
+            self._hint_agent = make_agent(name, seed=self._hint_seed)
+        move = self._hint_agent.choose(obs)
+        return f"  Hint ({name}): {short_notation(move)}  = {fmt_move(move, self.setup.unicode)}"
+
+    # -- records -----------------------------------------------------------------------
+
+    def _keep_record(self, state: State) -> None:
+        if self.setup.save is None:
+            return
+        from ..records import GameRecord
+
+        names = {i: s.name for i, s in enumerate(self.setup.seats)}
+        tags = {"Event": "svoi-kozyri play", "Hand": str(self.hand_no), **self.setup.tags}
+        self.records.append(GameRecord.from_state(state, names=names, **tags))
+        self._save()
+
+    def _save(self) -> None:
+        if self.setup.save is None or not self.records:
+            return
+        from ..records import write_records
+
+        try:
+            write_records(self.setup.save, self.records)
+        except OSError as e:
+            self.say(f"  ! could not save the record to {self.setup.save}: {e.strerror or e}")
+            self.setup.save = None  # say it once, keep playing
+
+
+def bot_label(spec: str) -> str:
+    """A short display name for a bot spec (``ismcts:iterations=200`` -> ``ismcts``)."""
+    return spec.partition(":")[0]
+
+
+def make_seats(kinds: Sequence[str], names: Sequence[str] = ()) -> list[SeatInfo]:
+    """Seat display info: given names first, else ``You`` for a lone person,
+    ``Player A`` for several, and the bot's name for bots."""
+    humans = sum(1 for k in kinds if k == "human")
+    out = []
+    for i, kind in enumerate(kinds):
+        if i < len(names) and names[i].strip():
+            name = names[i].strip()
+        elif kind == "human":
+            name = "You" if humans == 1 else f"Player {seat_name(i)}"
+        else:
+            name = bot_label(kind)
+        out.append(SeatInfo(name=name, kind=kind))
+    return out
