@@ -32,7 +32,7 @@ typecheck: $(BUILD)
 	$(BIN)/mypy --strict src/svoi_kozyri
 
 scenarios: $(BUILD)
-	$(BIN)/svoi-kozyri scenarios $(SCENARIOS)
+	$(BIN)/svoi-kozyri scenarios $(SCENARIOS) tests/scenarios
 
 unit: $(BUILD)
 	$(BIN)/python -m doctest README.md

@@ -10,6 +10,7 @@ never a traceback.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +32,11 @@ from .core import (
 from .core.perft import perft
 
 FORMAT_ID = "svoi-kozyri-scenarios/1"
+
+# Scenario files use the strict notation: lower-case keywords, upper-case cards
+# (T accepted for 10), single spaces.  Anything else in a step is malformed.
+_CARD = r"(?:10|[5-9TJQKA])[SHDC]"
+_STRICT_ACTION = re.compile(rf"lead {_CARD}|beat {_CARD} lead {_CARD}|beat {_CARD}|pickup")
 
 
 class ScenarioFormatError(ValueError):
@@ -202,6 +208,12 @@ def _run_hand(sc: dict[str, Any]) -> None:
         if not isinstance(step, dict) or len(step) != 1:
             raise ScenarioFormatError(f"step {i} must hold exactly one of do, reject, expect")
         ((kind, arg),) = step.items()
+        if kind in ("do", "reject") and not (
+            isinstance(arg, str) and _STRICT_ACTION.fullmatch(arg)
+        ):
+            if kind == "do":
+                raise _Fail(f"step {i}: {arg!r} is not an action in the scenario notation")
+            continue  # a malformed action is refused, and nothing changes
         if kind == "do":
             try:
                 state.push(arg)
