@@ -22,6 +22,21 @@ from svoi_kozyri.core import (
     parse_cards,
 )
 
+
+def _tolerate_compiled_frames() -> None:
+    """Let pytest report failures whose traceback passes through the mypyc-compiled
+    engine: such frames have ``tb_lineno`` None on Python 3.11, which makes pytest's
+    traceback formatting crash (INTERNALERROR) and hides the real failure."""
+    from _pytest._code import code as _code
+
+    def lineno(self: _code.TracebackEntry) -> int:
+        return (self._rawentry.tb_lineno or 1) - 1
+
+    _code.TracebackEntry.lineno = property(lineno)  # type: ignore[assignment,method-assign]
+
+
+_tolerate_compiled_frames()
+
 #: The SPEC E assignment: A owns clubs, B diamonds, C hearts, D spades.
 PT_OWNERS = {"A": "C", "B": "D", "C": "H", "D": "S"}
 

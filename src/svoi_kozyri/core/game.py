@@ -496,15 +496,23 @@ class Game:
 
     def beats(self, c: Card, top: Card, seat: int) -> bool:
         """Does card ``c`` beat ``top`` when played by ``seat``?"""
-        return bool(self._beat[seat][top] >> c & 1)
+        return bool(self.beat_mask(top, seat) >> c & 1)
 
     def beat_mask(self, top: Card, seat: int) -> CardSet:
         """All cards of the deck that beat ``top`` for ``seat``."""
+        self._check_card_seat(top, seat)
         return self._beat[seat][top]
 
     def required_pickup(self, top: Card, seat: int) -> int:
         """How many cards a refusal on ``top`` requires before the pile-size cap."""
+        self._check_card_seat(top, seat)
         return self._req[seat][top]
+
+    def _check_card_seat(self, c: Card, seat: int) -> None:
+        if not 0 <= c < NUM_CARDS:
+            raise PositionError(f"no such card: {c!r}")
+        if not 0 <= seat < self.n:
+            raise PositionError(f"no such seat: {seat!r}")
 
     def own_cards(self, seat: int) -> CardSet:
         """All deck cards of the suits ``seat`` owns."""
