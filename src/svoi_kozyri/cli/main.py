@@ -15,6 +15,7 @@ COMMAND_MODULES = [
     "engine_cmds",
     "notation_cmds",
     "play_cmds",
+    "arena_cmds",
 ]
 
 app = typer.Typer(

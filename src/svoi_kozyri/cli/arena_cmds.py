@@ -1,0 +1,225 @@
+"""The ``arena`` command: many hands between bots, with statistics, files and charts."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from ..core import Rules, RulesError
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``arena`` command to ``app``."""
+    app.command("arena")(arena)
+
+
+def _rule_value(text: str) -> Any:
+    low = text.strip().lower()
+    if low in ("true", "yes", "on"):
+        return True
+    if low in ("false", "no", "off"):
+        return False
+    if low in ("null", "none"):
+        return None
+    try:
+        return int(low)
+    except ValueError:
+        return text.strip()
+
+
+def build_rules(
+    players: int,
+    pickup_rule: str | None,
+    besicovitch: bool,
+    draw_rule: str | None,
+    rule: list[str] | None,
+) -> Rules:
+    """Rules from the command-line options (``--rule key=value`` may repeat)."""
+    opts: dict[str, Any] = {"num_players": players}
+    if besicovitch:
+        opts["variant"] = "besicovitch"
+    if pickup_rule is not None:
+        opts["pickup_rule"] = pickup_rule
+    if draw_rule is not None:
+        opts["draw_rule"] = draw_rule
+    for item in rule or []:
+        key, eq, val = item.partition("=")
+        if not eq or not key.strip():
+            raise RulesError(f"bad --rule {item!r}: expected key=value, e.g. pickup_rule=fixed")
+        opts[key.strip()] = _rule_value(val)
+    return Rules.from_dict(opts)
+
+
+def arena(
+    seats: Annotated[
+        str | None,
+        typer.Option(
+            help="comma list of bot specs, one per seat, e.g. heuristic,random,random,random "
+            "(options stay with their bot: ismcts:iterations=200,c=1.4,random)"
+        ),
+    ] = None,
+    hands: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            help="hands to play (rounded up to whole deals; each deal is played once per "
+            "seat rotation); per table with --round-robin",
+        ),
+    ] = 400,
+    players: Annotated[
+        int | None,
+        typer.Option(min=2, max=4, help="number of players (default: the number of --seats)"),
+    ] = None,
+    seed: Annotated[int, typer.Option(help="seed of the deals and the bots")] = 0,
+    workers: Annotated[
+        int | None, typer.Option(min=1, help="worker processes (default: all CPU cores)")
+    ] = None,
+    pickup_rule: Annotated[
+        str | None, typer.Option(help="graded, fixed or whole_pile (SPEC C9)")
+    ] = None,
+    besicovitch: Annotated[
+        bool, typer.Option("--besicovitch", help="the open two-player Besicovitch game (C3)")
+    ] = False,
+    draw_rule: Annotated[
+        str | None, typer.Option(help="lead_only, any_last_card or none (SPEC C9)")
+    ] = None,
+    rule: Annotated[
+        list[str] | None,
+        typer.Option(help="any SPEC C9 option as key=value (repeatable)"),
+    ] = None,
+    round_robin: Annotated[
+        str | None,
+        typer.Option(
+            "--round-robin",
+            help="comma list of bots: play every table of them and rate them with OpenSkill",
+        ),
+    ] = None,
+    json_path: Annotated[Path | None, typer.Option("--json", help="write figures as JSON")] = None,
+    csv_path: Annotated[Path | None, typer.Option("--csv", help="write figures as CSV")] = None,
+    plot: Annotated[Path | None, typer.Option(help="directory for PNG charts")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress bar")] = False,
+) -> None:
+    """Play many hands between bots (paired deals, seat rotation, all CPU cores) and report
+    each bot's durak rate with a 95 % interval, first-out rate, draws, hand length and
+    adjudicated hands."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+    from ..arena import run_arena, run_round_robin, split_bot_list
+    from ..arena.tournament import ArenaError, round_robin_lineups, total_hands
+
+    console = Console()
+    if not console.is_terminal:
+        console = Console(width=140)  # files and pipes: do not squeeze the table
+    err = Console(stderr=True)
+    if (seats is None) == (round_robin is None):
+        err.print("[red]error:[/] give either --seats or --round-robin")
+        raise typer.Exit(2)
+    try:
+        bot_list = split_bot_list(seats if seats is not None else round_robin or "")
+        n = players or (len(bot_list) if seats is not None else 4)
+        if besicovitch and players is None:
+            n = 2
+        rules = build_rules(n, pickup_rule, besicovitch, draw_rule, rule)
+        if seats is not None and len(bot_list) != rules.num_players:
+            raise ValueError(
+                f"--seats lists {len(bot_list)} bots for {rules.num_players} players: "
+                "list exactly one bot per seat"
+            )
+        tables = 1 if seats is not None else len(round_robin_lineups(bot_list, n))
+        total = total_hands(rules, tables, hands)
+        with Progress(
+            "[progress.description]{task.description}",
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeRemainingColumn(),
+            console=err,
+            disable=quiet,
+            transient=True,
+        ) as bar:
+            task = bar.add_task("hands", total=total)
+
+            def advance(k: int) -> None:
+                bar.advance(task, k)
+
+            if seats is not None:
+                report = run_arena(
+                    bot_list, hands, rules=rules, seed=seed, workers=workers, progress=advance
+                )
+            else:
+                report = run_round_robin(
+                    bot_list, hands, rules=rules, seed=seed, workers=workers, progress=advance
+                )
+    except (ValueError, RulesError) as e:
+        err.print(f"[red]error:[/] {e}")
+        raise typer.Exit(2) from None
+    except ArenaError as e:
+        err.print(f"[red]a bot failed:[/] {e}")
+        raise typer.Exit(1) from None
+
+    _print_report(console, report)
+    if json_path is not None:
+        json_path.parent.mkdir(parents=True, exist_ok=True)
+        json_path.write_text(json.dumps(report.to_dict(), indent=2) + "\n", encoding="utf-8")
+        console.print(f"wrote {json_path}")
+    if csv_path is not None:
+        csv_path.parent.mkdir(parents=True, exist_ok=True)
+        with csv_path.open("w", newline="", encoding="utf-8") as f:
+            writer = csv.DictWriter(f, fieldnames=list(report.CSV_FIELDS))
+            writer.writeheader()
+            writer.writerows(report.csv_rows())
+        console.print(f"wrote {csv_path}")
+    if plot is not None:
+        from ..arena.plots import write_plots
+
+        for path in write_plots(report, plot):
+            console.print(f"wrote {path}")
+
+
+def _print_report(console: Any, report: Any) -> None:
+    from rich.table import Table
+
+    s = report.summary()
+    rr = report.round_robin
+    table = Table(
+        title=f"{s['hands']} hands ({s['deals']} deals x {report.rules.num_players} rotations"
+        + (f" x {len(report.lineups)} tables" if rr else "")
+        + f"), seed {report.seed}"
+    )
+    for col in ("bot", "hands", "durak", "95% CI", "1st out", "draws", "len", "adj"):
+        table.add_column(col, justify="left" if col == "bot" else "right", no_wrap=True)
+    if rr:
+        for col in ("mu", "sigma", "ordinal"):
+            table.add_column(col, justify="right")
+    for name, st in report.bots.items():
+        lo, hi = st.durak_ci95
+        row = [
+            name,
+            str(st.hands),
+            f"{st.durak_rate:.3f}",
+            f"{lo:.3f}-{hi:.3f}",
+            f"{st.first_out_rate:.3f}",
+            str(st.draws),
+            f"{st.mean_turns:.1f}",
+            str(st.adjudicated),
+        ]
+        if rr:
+            row += [f"{st.mu:.2f}", f"{st.sigma:.2f}", f"{st.ordinal:.2f}"]
+        table.add_row(*row)
+    console.print(table)
+    console.print(
+        f"draws {s['draws']}, adjudicated by the guards {s['adjudicated']}"
+        f"{' ' + str(s['adjudicated_reasons']) if s['adjudicated'] else ''}, "
+        f"hand length mean {s['mean_hand_length']:.1f} "
+        f"median {s['median_hand_length']:.0f} max {s['max_hand_length']}, "
+        f"{s['elapsed_s']:.1f} s ({s['hands_per_s']:.0f} hands/s, {report.workers} workers)"
+    )
+    for h in s["adjudicated_hands"][:10]:
+        console.print(
+            f"  adjudicated: deal {h['deal']} rotation {h['rotation']}: {h['reason']} after "
+            f"{h['turns']} turns, still playing {', '.join(h['still_playing'])}"
+        )
