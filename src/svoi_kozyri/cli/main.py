@@ -16,6 +16,7 @@ COMMAND_MODULES = [
     "notation_cmds",
     "play_cmds",
     "arena_cmds",
+    "serve_cmds",
 ]
 
 app = typer.Typer(

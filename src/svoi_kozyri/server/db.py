@@ -1,0 +1,244 @@
+"""Storage of tables, seats and the event log through SQLAlchemy.
+
+Three tables: ``tables`` (configuration, seed, status, version), ``seats``
+(name, kind, bot, and the SHA-256 of the seat's secret token: the token itself
+is never stored) and ``events`` (the append-only log of deals and accepted
+moves).  An accepted action is written together with the table's new version in
+one transaction, before anything is broadcast, so a crash can lose nothing a
+client has seen.
+
+SQLite (a file, the default) and PostgreSQL (``postgresql+psycopg://...``) are
+supported; SQLite runs in WAL mode so a killed process keeps every committed
+transaction.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Column,
+    Engine,
+    Float,
+    ForeignKey,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    bindparam,
+    create_engine,
+    event,
+    insert,
+    select,
+    update,
+)
+from sqlalchemy.engine import make_url
+
+metadata = MetaData()
+
+tables_t = Table(
+    "sk_tables",
+    metadata,
+    Column("id", String(32), primary_key=True),
+    Column("config", Text, nullable=False),
+    Column("seed", BigInteger, nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("version", Integer, nullable=False, default=0),
+    Column("listed", Integer, nullable=False, default=1),
+    Column("created", Float, nullable=False),
+    Column("updated", Float, nullable=False),
+)
+
+seats_t = Table(
+    "sk_seats",
+    metadata,
+    Column("table_id", String(32), ForeignKey("sk_tables.id"), primary_key=True),
+    Column("seat", Integer, primary_key=True),
+    Column("kind", String(8), nullable=False),
+    Column("bot", String(40)),
+    Column("name", String(64)),
+    Column("token_hash", String(64)),
+)
+
+events_t = Table(
+    "sk_events",
+    metadata,
+    Column("table_id", String(32), ForeignKey("sk_tables.id"), primary_key=True),
+    Column("seq", Integer, primary_key=True),
+    Column("data", JSON, nullable=False),
+    Column("created", Float, nullable=False),
+)
+
+
+# Statements of the hot path, built once (building them per call costs more than
+# the SQLite commit itself).
+_BUMP_VERSION = (
+    update(tables_t)
+    .where(tables_t.c.id == bindparam("b_id"), tables_t.c.version == bindparam("b_seq"))
+    .values(
+        version=bindparam("b_version"), status=bindparam("b_status"), updated=bindparam("b_now")
+    )
+)
+_INSERT_EVENT = insert(events_t)
+
+
+def hash_token(token: str) -> str:
+    """The stored form of a seat token."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+@dataclass
+class StoredTable:
+    """A table as loaded from the database."""
+
+    id: str
+    config: dict[str, Any]
+    seed: int
+    status: str
+    version: int
+    created: float
+    seats: list[dict[str, Any]]
+    events: list[dict[str, Any]]
+
+
+class StaleVersionError(RuntimeError):
+    """The stored version is not the expected one (another writer got there first)."""
+
+
+class Store:
+    """Database access for the server; every method is one short transaction."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        u = make_url(url)
+        kwargs: dict[str, Any] = {}
+        if u.get_backend_name() == "sqlite":
+            kwargs["connect_args"] = {"check_same_thread": False}
+        self.engine: Engine = create_engine(url, **kwargs)
+        if u.get_backend_name() == "sqlite":
+            event.listen(self.engine, "connect", _sqlite_pragmas)
+        metadata.create_all(self.engine)
+
+    def close(self) -> None:
+        """Release the connection pool."""
+        self.engine.dispose()
+
+    def create_table(
+        self, table_id: str, config: dict[str, Any], seed: int, seats: list[dict[str, Any]]
+    ) -> None:
+        """Store a new table with its seats."""
+        now = time.time()
+        with self.engine.begin() as conn:
+            conn.execute(
+                insert(tables_t).values(
+                    id=table_id,
+                    config=json.dumps(config),
+                    seed=seed,
+                    status="waiting",
+                    version=0,
+                    listed=1 if config.get("listed", True) else 0,
+                    created=now,
+                    updated=now,
+                )
+            )
+            if seats:
+                conn.execute(insert(seats_t), [{"table_id": table_id, **s} for s in seats])
+
+    def claim_seat(self, table_id: str, seat: int, name: str, token_hash: str, status: str) -> bool:
+        """Take a free human seat; False if someone else took it first."""
+        with self.engine.begin() as conn:
+            res = conn.execute(
+                update(seats_t)
+                .where(
+                    seats_t.c.table_id == table_id,
+                    seats_t.c.seat == seat,
+                    seats_t.c.kind == "human",
+                    seats_t.c.token_hash.is_(None),
+                )
+                .values(name=name, token_hash=token_hash)
+            )
+            if res.rowcount != 1:
+                return False
+            conn.execute(
+                update(tables_t)
+                .where(tables_t.c.id == table_id)
+                .values(status=status, updated=time.time())
+            )
+            return True
+
+    def append_event(self, table_id: str, seq: int, data: dict[str, Any], status: str) -> None:
+        """Store event number ``seq`` (0-based) and the table's new version and status
+        in one transaction.  The version check refuses a second writer."""
+        now = time.time()
+        with self.engine.begin() as conn:
+            res = conn.execute(
+                _BUMP_VERSION,
+                {
+                    "b_id": table_id,
+                    "b_seq": seq,
+                    "b_version": seq + 1,
+                    "b_status": status,
+                    "b_now": now,
+                },
+            )
+            if res.rowcount != 1:
+                raise StaleVersionError(f"table {table_id} is not at version {seq}")
+            conn.execute(
+                _INSERT_EVENT, {"table_id": table_id, "seq": seq, "data": data, "created": now}
+            )
+
+    def load(self, table_id: str) -> StoredTable | None:
+        """One table with its seats and events, or None."""
+        with self.engine.connect() as conn:
+            row = conn.execute(select(tables_t).where(tables_t.c.id == table_id)).first()
+            if row is None:
+                return None
+            return self._load_row(conn, row)
+
+    def load_active(self) -> list[StoredTable]:
+        """Every table that is not finished (to resume on start-up)."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(tables_t).where(tables_t.c.status != "finished")).all()
+            return [self._load_row(conn, r) for r in rows]
+
+    def _load_row(self, conn: Any, row: Any) -> StoredTable:
+        seats = [
+            dict(r._mapping)
+            for r in conn.execute(
+                select(seats_t).where(seats_t.c.table_id == row.id).order_by(seats_t.c.seat)
+            )
+        ]
+        events = [
+            r.data
+            for r in conn.execute(
+                select(events_t.c.data)
+                .where(events_t.c.table_id == row.id)
+                .order_by(events_t.c.seq)
+            )
+        ]
+        return StoredTable(
+            id=row.id,
+            config=json.loads(row.config),
+            seed=int(row.seed),
+            status=row.status,
+            version=int(row.version),
+            created=float(row.created),
+            seats=seats,
+            events=events,
+        )
+
+
+def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
+    cur = dbapi_conn.cursor()
+    cur.execute("PRAGMA journal_mode=WAL")
+    cur.execute("PRAGMA synchronous=NORMAL")
+    cur.execute("PRAGMA foreign_keys=ON")
+    cur.execute("PRAGMA busy_timeout=5000")
+    cur.close()

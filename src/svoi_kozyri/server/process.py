@@ -1,0 +1,108 @@
+"""Run the server in a child process (tests, crash tests and the load benchmark).
+
+A real ``uvicorn`` process on a free loopback port: the tests talk to it over
+real HTTP and WebSocket connections and can kill it with SIGKILL.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from types import TracebackType
+
+
+def free_port() -> int:
+    """A TCP port that was free a moment ago."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+class ServerProcess:
+    """``with ServerProcess(url) as srv:`` starts the server and waits until it answers."""
+
+    def __init__(
+        self,
+        database_url: str,
+        *,
+        port: int | None = None,
+        seed: int | None = None,
+        log_path: Path | None = None,
+    ) -> None:
+        self.database_url = database_url
+        self.port = port or free_port()
+        self.seed = seed
+        self.log_path = log_path
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def base(self) -> str:
+        """``http://127.0.0.1:PORT``."""
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def ws_base(self) -> str:
+        """``ws://127.0.0.1:PORT``."""
+        return f"ws://127.0.0.1:{self.port}"
+
+    def start(self, timeout: float = 30.0) -> None:
+        """Start the process and wait for ``/healthz``."""
+        cmd = [
+            sys.executable,
+            "-m",
+            "svoi_kozyri.server",
+            "--database",
+            self.database_url,
+            "--port",
+            str(self.port),
+        ]
+        if self.seed is not None:
+            cmd += ["--seed", str(self.seed)]
+        out = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL  # noqa: SIM115
+        self.proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"server exited with code {self.proc.returncode}")
+            try:
+                with urllib.request.urlopen(self.base + "/healthz", timeout=1) as r:
+                    if r.status == 200:
+                        return
+            except OSError:
+                time.sleep(0.1)
+        self.stop()
+        raise RuntimeError("server did not start in time")
+
+    def kill(self) -> None:
+        """SIGKILL: no shutdown handlers, no flushing (the crash test)."""
+        if self.proc is not None and self.proc.poll() is None:
+            os.kill(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()
+
+    def stop(self) -> None:
+        """Terminate gracefully (SIGTERM), killing after a few seconds."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+    def __enter__(self) -> ServerProcess:
+        self.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()

@@ -1,0 +1,263 @@
+"""Message and request schemas of the web protocol (pydantic).
+
+Every message the server sends is one of the ``Server*`` models below and every
+message it accepts is one of the ``Client*`` models; ``docs/protocol.md`` is
+written from these.  Cards travel as project notation strings (``10H``, ``QS``),
+moves as move notation (``beat 6D lead QS``, ``lead 9C``, ``beat AH``, ``pickup``).
+
+The views are built only from one viewer's :class:`~svoi_kozyri.core.Observation`
+(see :mod:`svoi_kozyri.server.views`), so a model here never carries a card the
+viewer may not know.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+MAX_MESSAGE_BYTES = 2048
+"""Client WebSocket messages longer than this are refused unread."""
+
+NAME_PATTERN = r"^[^\x00-\x1f<>]{1,24}$"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+# --------------------------------------------------------------------------- HTTP requests
+
+
+class SeatConfig(_Strict):
+    """One seat of a new table: a human player, or a bot of a given strength."""
+
+    kind: Literal["human", "bot"] = "human"
+    bot: str | None = Field(default=None, max_length=40)
+
+
+class TableConfig(_Strict):
+    """Everything chosen when a table is created.
+
+    ``rules`` holds SPEC C9 options by name (validated by :class:`~svoi_kozyri.core.Rules`);
+    ``num_players`` is taken from the number of seats.
+    """
+
+    title: str = Field(default="", max_length=40)
+    seats: list[SeatConfig] = Field(min_length=2, max_length=4)
+    rules: dict[str, Any] = Field(default_factory=dict)
+    grace_s: float = Field(default=60.0, ge=0, le=3600)
+    turn_timer_s: float | None = Field(default=None, gt=0, le=3600)
+    bot_delay_s: float = Field(default=0.8, ge=0, le=30)
+    hand_pause_s: float = Field(default=3.0, ge=0, le=60)
+    listed: bool = True
+
+    @field_validator("rules")
+    @classmethod
+    def _no_player_count(cls, v: dict[str, Any]) -> dict[str, Any]:
+        if len(v) > 40:
+            raise ValueError("too many rules options")
+        return v
+
+
+class CreateTableRequest(_Strict):
+    """``POST /api/tables``: the creator's name and the table's configuration."""
+
+    name: str = Field(pattern=NAME_PATTERN)
+    config: TableConfig
+
+
+class JoinRequest(_Strict):
+    """``POST /api/tables/{id}/join``: take a free human seat."""
+
+    name: str = Field(pattern=NAME_PATTERN)
+    seat: int | None = Field(default=None, ge=0, le=3)
+
+
+class SeatGrant(BaseModel):
+    """The answer to create and join: the seat and its secret token.
+
+    The token is shown once; the browser keeps it (localStorage) and presents it
+    on every connection, so the seat survives reloads and lost connections.
+    """
+
+    table_id: str
+    seat: int
+    token: str
+    invite_url: str
+
+
+class LobbyEntry(BaseModel):
+    """One table of the lobby listing."""
+
+    table_id: str
+    title: str
+    status: str
+    players: int
+    free_seats: int
+    seats: list[str]
+    created: float
+
+
+# --------------------------------------------------------------------------- views
+
+
+class SeatView(BaseModel):
+    """What everybody sees about a seat."""
+
+    seat: int
+    letter: str
+    name: str
+    kind: Literal["human", "bot"]
+    bot: str | None
+    taken: bool
+    connected: bool
+    standin: bool = Field(description="a bot is playing for this absent player")
+    suits: str = Field(description="owned (trump) suits, e.g. 'H' or 'SC'")
+    hand_size: int
+    known: list[str] = Field(description="cards publicly known to be in this hand")
+    out: str | None = Field(description="'lead' or 'defence' once out of this hand")
+
+
+class LogEntry(BaseModel):
+    """One public turn of the current hand."""
+
+    seat: int
+    move: str
+    picked: list[str] = Field(description="cards taken by a pickup (public: they lay face up)")
+    by: str = Field(description="'player', 'bot', 'standin' or 'timer'")
+
+
+class ResultView(BaseModel):
+    """How a hand ended."""
+
+    loser: int | None
+    reason: str
+    text: str
+
+
+class HandView(BaseModel):
+    """The current (or just finished) hand from one viewer's seat."""
+
+    number: int
+    dealer: int | None
+    hand: list[str] = Field(description="the viewer's own cards, display order")
+    open_hands: dict[int, list[str]] | None = Field(
+        description="all hands, only in the open Besicovitch variant"
+    )
+    pile: list[str] = Field(description="visible part of the pile, bottom to top")
+    pile_size: int
+    pile_full: bool = Field(description="false when pile_visibility='table' hides the rest")
+    top: str | None
+    to_act: int | None
+    mode: str | None
+    legal: list[str] = Field(description="the viewer's legal moves (empty unless their turn)")
+    pickup_count: int = Field(description="cards a refusal would take now")
+    log: list[LogEntry] = Field(description="the latest turns of the hand (at most 100)")
+    log_start: int = Field(description="index in the hand of the first turn in log")
+    transfers: list[tuple[str, int, int]]
+    result: ResultView | None
+    deadline_s: float | None = Field(description="seconds until a bot moves for the seat to act")
+
+
+class SessionView(BaseModel):
+    """The score of the session."""
+
+    mode: str
+    target: int
+    losses: list[int]
+    points: list[int]
+    hands: list[ResultView]
+    over: bool
+    winners: list[int]
+    durak: int | None
+
+
+class TableView(BaseModel):
+    """The whole table as one viewer sees it; sent after every change."""
+
+    table_id: str
+    title: str
+    status: Literal["waiting", "playing", "between_hands", "finished"]
+    version: int = Field(description="number of stored events; increases with every change")
+    viewer: int | None = Field(description="the viewer's seat, null for a spectator")
+    rules: dict[str, Any]
+    turn_timer_s: float | None
+    grace_s: float
+    seats: list[SeatView]
+    hand: HandView | None
+    session: SessionView
+
+
+# --------------------------------------------------------------------------- WebSocket
+
+
+class ClientHello(_Strict):
+    """First message on a socket: a seat token, or none to watch as a spectator."""
+
+    type: Literal["hello"]
+    token: str | None = Field(default=None, max_length=100)
+
+
+class ClientMove(_Strict):
+    """Play a move.  With ``version`` the move is refused if the table has changed
+    since that version (a stale click)."""
+
+    type: Literal["move"]
+    move: str = Field(max_length=40)
+    version: int | None = None
+
+
+class ClientHint(_Strict):
+    """Ask a bot what it would play from the viewer's seat."""
+
+    type: Literal["hint"]
+
+
+class ClientPing(_Strict):
+    """Keep-alive; answered with a pong."""
+
+    type: Literal["ping"]
+
+
+ClientMessage = Annotated[
+    ClientHello | ClientMove | ClientHint | ClientPing, Field(discriminator="type")
+]
+
+
+class ServerWelcome(BaseModel):
+    """Answer to hello: who the connection is."""
+
+    type: Literal["welcome"] = "welcome"
+    table_id: str
+    seat: int | None
+    name: str | None
+
+
+class ServerState(BaseModel):
+    """The table after a change."""
+
+    type: Literal["state"] = "state"
+    view: TableView
+
+
+class ServerError(BaseModel):
+    """A refused message; nothing changed."""
+
+    type: Literal["error"] = "error"
+    code: str
+    message: str
+
+
+class ServerHint(BaseModel):
+    """A bot's suggestion for the viewer's move."""
+
+    type: Literal["hint"] = "hint"
+    move: str
+    bot: str
+
+
+class ServerPong(BaseModel):
+    """Answer to ping."""
+
+    type: Literal["pong"] = "pong"

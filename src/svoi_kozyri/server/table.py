@@ -1,0 +1,247 @@
+"""One table's game, rebuilt from its event log (no I/O, no clocks).
+
+A table is its configuration plus an append-only list of events:
+
+* ``{"kind": "deal", "dealer": d, "deck": [...], "owners": [...], "pairs": ...}`` starts a
+  hand from an explicit deck order and suit ownership;
+* ``{"kind": "move", "seat": s, "move": "beat 6D lead QS", "by": "player"}`` is one
+  accepted turn (``by`` says who chose it: the player, a bot seat, a stand-in bot
+  for an absent player, or the turn timer).
+
+The engine is deterministic, so replaying the events gives back exactly the
+table's state: this is how a restarted server resumes every table, and how a
+finished game is replayed.  :meth:`TableGame.prepare_move` checks a move on a copy
+and leaves the table unchanged; the caller stores the event and only then
+commits it with :meth:`TableGame.apply`.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..core import (
+    Game,
+    IllegalMoveError,
+    Move,
+    Rules,
+    RulesError,
+    Session,
+    State,
+    SvoiKozyriError,
+    seat_name,
+)
+from .schemas import TableConfig
+
+
+class TableError(ValueError):
+    """A request the table refuses; ``code`` is a stable machine-readable reason."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def rules_for(config: TableConfig) -> Rules:
+    """The engine rules of a table: its options with the player count from its seats."""
+    options = dict(config.rules)
+    options.pop("num_players", None)
+    n = len(config.seats)
+    if options.get("variant") == "besicovitch" and n != 2:
+        raise TableError("bad_config", "the Besicovitch variant needs exactly 2 seats")
+    options["num_players"] = n
+    for guard in ("repetition_limit", "max_actions_per_hand"):
+        if guard in options and options[guard] is None:
+            raise TableError(
+                "bad_config", f"{guard} cannot be switched off at a web table (SPEC D guards)"
+            )
+    try:
+        return Rules.from_dict(options)
+    except (RulesError, TypeError) as e:
+        raise TableError("bad_config", f"invalid rules: {e}") from None
+
+
+@dataclass
+class SeatInfo:
+    """Who sits at a seat (persisted in the ``seats`` table)."""
+
+    kind: str  # "human" or "bot"
+    bot: str | None = None
+    name: str | None = None
+    token_hash: str | None = None
+
+    @property
+    def taken(self) -> bool:
+        """A bot seat is always taken; a human seat once someone joined."""
+        return self.kind == "bot" or self.token_hash is not None
+
+
+@dataclass
+class PendingMove:
+    """A checked move: the event to store and the state it leads to."""
+
+    event: dict[str, Any]
+    after: State
+
+
+@dataclass
+class TableGame:
+    """The game of one table: configuration, seats, session score and current hand."""
+
+    table_id: str
+    config: TableConfig
+    seed: int
+    seats: list[SeatInfo]
+    created: float = 0.0
+    rules: Rules = field(init=False)
+    rules_dict: dict[str, Any] = field(init=False)
+    session: Session = field(init=False)
+    state: State | None = field(init=False, default=None)
+    hand_number: int = field(init=False, default=0)
+    version: int = field(init=False, default=0)
+    by: list[str] = field(init=False, default_factory=list)
+    events: list[dict[str, Any]] = field(init=False, default_factory=list)
+    _games: dict[tuple[Any, ...], Game] = field(init=False, default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.rules = rules_for(self.config)
+        self.rules_dict = self.rules.to_dict()
+        rng = random.Random(self.seed)
+        self.session = Session(
+            self.rules, first_dealer=rng.randrange(self.rules.num_players), rng=rng
+        )
+
+    # -- status ------------------------------------------------------------------
+
+    @property
+    def n(self) -> int:
+        """Number of seats."""
+        return len(self.seats)
+
+    @property
+    def full(self) -> bool:
+        """True once every human seat is taken."""
+        return all(s.taken for s in self.seats)
+
+    @property
+    def status(self) -> str:
+        """``waiting`` (seats free), ``playing``, ``between_hands`` or ``finished``."""
+        if self.session.over:
+            return "finished"
+        if self.state is None:
+            return "waiting" if not self.full else "between_hands"
+        return "playing" if not self.state.is_over else "between_hands"
+
+    def needs_deal(self) -> bool:
+        """True when the next hand should be dealt (everyone seated, no hand running)."""
+        return self.full and not self.session.over and (self.state is None or self.state.is_over)
+
+    # -- events ------------------------------------------------------------------
+
+    def make_deal(self, rng: random.Random) -> dict[str, Any]:
+        """The event that deals the next hand from a shuffle drawn from ``rng``."""
+        if not self.needs_deal():
+            raise TableError("no_deal", "no hand can be dealt now")
+        game = self.session.game
+        dealer = self.session.next_dealer
+        assert dealer is not None
+        return {
+            "kind": "deal",
+            "dealer": dealer,
+            "deck": game.shuffled_deck(rng),
+            "owners": list(game.owners),
+            "pairs": list(game.pairs) if game.pairs is not None else None,
+        }
+
+    def prepare_move(self, seat: int | None, text: Any, by: str = "player") -> PendingMove:
+        """Check ``text`` as ``seat``'s move; the table is not changed.
+
+        Raises :class:`TableError` with a specific reason for a spectator, a move when
+        no hand runs, out of turn, malformed or illegal moves.
+        """
+        if seat is None:
+            raise TableError("spectator", "spectators cannot play")
+        st = self.state
+        if st is None or st.is_over:
+            raise TableError("no_hand", "no hand is being played now")
+        if st.to_act != seat:
+            who = st.to_act
+            raise TableError(
+                "not_your_turn",
+                f"it is {seat_name(who) if who is not None else 'nobody'}'s turn, "
+                f"not {seat_name(seat)}'s",
+            )
+        if not isinstance(text, str):
+            raise TableError("malformed", "a move must be text")
+        try:
+            move = Move.parse(text)
+            after = st.copy()
+            after.push(move, seat)
+        except IllegalMoveError as e:
+            code = "malformed" if str(e).startswith("malformed") else "illegal"
+            raise TableError(code, str(e)) from None
+        return PendingMove({"kind": "move", "seat": seat, "move": str(move), "by": by}, after)
+
+    def apply(self, event: dict[str, Any], pending: PendingMove | None = None) -> None:
+        """Apply a stored event (``pending``: the state already computed by
+        :meth:`prepare_move`, saving a second application)."""
+        kind = event.get("kind")
+        if kind == "deal":
+            if not self.needs_deal():
+                raise TableError("bad_event", "deal event while a hand is running")
+            owners = tuple(int(x) for x in event["owners"])
+            pairs = tuple(int(x) for x in event["pairs"]) if event.get("pairs") else None
+            key = (owners, pairs)
+            game = self._games.get(key)
+            if game is None:
+                game = self._games[key] = Game(self.rules, list(owners), pairs)
+            self.state = game.deal(int(event["dealer"]), [int(c) for c in event["deck"]])
+            self.hand_number += 1
+            self.by = []
+        elif kind == "move":
+            if pending is not None:
+                after = pending.after
+            else:
+                st = self.state
+                if st is None:
+                    raise TableError("bad_event", "move event before any deal")
+                after = st.copy()
+                try:
+                    after.push(Move.parse(event["move"]), int(event["seat"]))
+                except SvoiKozyriError as e:
+                    raise TableError("bad_event", f"stored move does not replay: {e}") from None
+            self.state = after
+            self.by.append(str(event.get("by", "player")))
+            if after.is_over:
+                self.session.record_result(after)
+        else:
+            raise TableError("bad_event", f"unknown event kind {kind!r}")
+        self.events.append(event)
+        self.version += 1
+
+    def replay(self, events: list[dict[str, Any]]) -> None:
+        """Apply stored events in order (start-up, or rebuilding a finished table)."""
+        for ev in events:
+            self.apply(ev)
+
+    # -- queries -------------------------------------------------------------------
+
+    def hands_of_session(self) -> list[State]:
+        """Every hand's final (or current) state, rebuilt from the events."""
+        copy = TableGame(self.table_id, self.config, self.seed, self.seats, self.created)
+        out: list[State] = []
+        for ev in self.events:
+            copy.apply(ev)
+            if ev["kind"] == "deal":
+                out.append(copy.state)  # type: ignore[arg-type]
+            elif copy.state is not None:
+                out[-1] = copy.state
+        return out
+
+    def seat_label(self, seat: int) -> str:
+        """The display name of a seat."""
+        info = self.seats[seat]
+        if info.kind == "bot":
+            return f"{info.bot or 'bot'} bot"
+        return info.name or f"open seat {seat_name(seat)}"

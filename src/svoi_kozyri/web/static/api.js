@@ -1,0 +1,98 @@
+// HTTP and WebSocket helpers of the web client (see docs/protocol.md).
+
+export const SUIT_SYMBOLS = { S: "♠", H: "♥", D: "♦", C: "♣" };
+
+export function getName() {
+  return localStorage.getItem("sk.name") || "";
+}
+
+export function setName(name) {
+  localStorage.setItem("sk.name", name);
+}
+
+export function getToken(tableId) {
+  return localStorage.getItem(`sk.token.${tableId}`);
+}
+
+export function setToken(tableId, token) {
+  localStorage.setItem(`sk.token.${tableId}`, token);
+}
+
+async function call(method, path, body, token) {
+  const headers = { "Content-Type": "application/json" };
+  if (token) headers["X-Seat-Token"] = token;
+  const res = await fetch(path, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const data = await res.json().catch(() => ({}));
+  if (!res.ok) {
+    let msg = data.message;
+    if (!msg && Array.isArray(data.detail)) {
+      msg = data.detail.map((d) => `${d.loc.slice(1).join(".")}: ${d.msg}`).join("; ");
+    }
+    throw new Error(msg || `HTTP ${res.status}`);
+  }
+  return data;
+}
+
+export const api = {
+  bots: () => call("GET", "/api/bots"),
+  lobby: () => call("GET", "/api/tables"),
+  create: (name, config) => call("POST", "/api/tables", { name, config }),
+  join: (tableId, name) => call("POST", `/api/tables/${tableId}/join`, { name }),
+  table: (tableId, token) => call("GET", `/api/tables/${tableId}`, undefined, token),
+  replay: (tableId, token) => call("GET", `/api/tables/${tableId}/replay`, undefined, token),
+};
+
+// A table connection that reconnects by itself: the seat belongs to the token,
+// not to the socket, so a new socket with the same token gets the same seat.
+export class TableSocket {
+  constructor(tableId, token, handlers) {
+    this.tableId = tableId;
+    this.token = token;
+    this.handlers = handlers;
+    this.closed = false;
+    this.retry = 0;
+    this.open();
+  }
+
+  open() {
+    const proto = location.protocol === "https:" ? "wss" : "ws";
+    const ws = new WebSocket(`${proto}://${location.host}/ws/${this.tableId}`);
+    this.ws = ws;
+    ws.onopen = () => {
+      this.retry = 0;
+      ws.send(JSON.stringify({ type: "hello", token: this.token || null }));
+      this.handlers.onStatus?.("connected");
+    };
+    ws.onmessage = (ev) => {
+      const msg = JSON.parse(ev.data);
+      this.handlers.onMessage?.(msg);
+    };
+    ws.onclose = (ev) => {
+      if (this.closed) return;
+      if (ev.code === 4401 || ev.code === 4404) {
+        this.handlers.onStatus?.("refused");
+        return;
+      }
+      this.handlers.onStatus?.("reconnecting");
+      const wait = Math.min(5000, 500 * 2 ** this.retry++);
+      setTimeout(() => !this.closed && this.open(), wait);
+    };
+  }
+
+  send(msg) {
+    if (this.ws && this.ws.readyState === WebSocket.OPEN) {
+      this.ws.send(JSON.stringify(msg));
+      return true;
+    }
+    return false;
+  }
+
+  close() {
+    this.closed = true;
+    this.ws?.close();
+  }
+}
