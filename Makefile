@@ -22,7 +22,7 @@ $(BUILD): $(STAMP) $(COMPILED_SRC)
 	touch $(BUILD)
 
 run: $(BUILD)
-	$(BIN)/svoi-kozyri demo
+	$(BIN)/svoi-kozyri serve
 
 lint: $(BUILD)
 	$(BIN)/ruff check src tests bench
