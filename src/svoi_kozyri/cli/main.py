@@ -13,10 +13,11 @@ import typer
 
 COMMAND_MODULES = [
     "engine_cmds",
-    "notation_cmds",
-    "play_cmds",
     "arena_cmds",
+    "play_cmds",
     "serve_cmds",
+    "search_cmds",
+    "notation_cmds",
 ]
 
 app = typer.Typer(

@@ -1,0 +1,124 @@
+"""Search speed: ISMCTS simulations per second, PIMC rollouts per second, solver
+nodes per second and the time to solve random two-player positions.
+
+Why a separate script: these numbers feed docs/strength.md and must be
+reproducible with one command; none of them is asserted in the tests (the CI
+machine's speed varies).  Run with ``nice`` on a shared machine::
+
+    nice .venv/bin/python bench/search.py               # everything, about a minute
+    nice .venv/bin/python bench/search.py --part solver --cards 12 16 --positions 9
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import time
+
+from svoi_kozyri.bots.search.common import Budget, policy
+from svoi_kozyri.bots.search.ismcts import ISMCTS
+from svoi_kozyri.bots.search.pimc import pimc_values
+from svoi_kozyri.bots.search.solver import Solver
+from svoi_kozyri.core import Game, Rules, State, observe
+from svoi_kozyri.core.cards import cards_of
+
+
+def bench_ismcts(seconds: float, rollout: str, endgame: int) -> None:
+    """Iterations per second of SO-ISMCTS from the opening of several 4-player deals."""
+    game = Game(Rules(num_players=4))
+    total_i = 0
+    total_t = 0.0
+    for seed in range(4):
+        s = game.new_hand(seed % 4, seed)
+        obs = observe(s, s.to_act_seat)
+        search = ISMCTS(random.Random(seed), rollout_policy=policy(rollout), endgame_cards=endgame)
+        t0 = time.perf_counter()
+        search.search(obs, Budget(ms=seconds * 1000 / 4))
+        total_t += time.perf_counter() - t0
+        total_i += search.iterations
+    print(
+        f"ismcts rollout={rollout} endgame_cards={endgame}: {total_i / total_t:.0f} "
+        f"simulations/s ({total_i} in {total_t:.1f} s, one core)"
+    )
+
+
+def bench_pimc(seconds: float) -> None:
+    """Heuristic rollouts per second of PIMC from the opening of 4-player deals."""
+    game = Game(Rules(num_players=4))
+    n = 0
+    t = 0.0
+    for seed in range(4):
+        s = game.new_hand(0, seed)
+        obs = observe(s, s.to_act_seat)
+        t0 = time.perf_counter()
+        vals = pimc_values(
+            obs, Budget(ms=seconds * 1000 / 4), random.Random(seed), policy("heuristic")
+        )
+        t += time.perf_counter() - t0
+        n += sum(k for _, _, k in vals)
+    print(f"pimc: {n / t:.0f} rollouts/s ({n} in {t:.1f} s)")
+
+
+def random_two_player(rng: random.Random, game: Game, cards: int) -> State:
+    """A random two-player position with ``cards`` cards left (hands and pile)."""
+    deck = cards_of(game.deck)
+    rng.shuffle(deck)
+    cs = deck[:cards]
+    hands = [0, 0]
+    pile: list[int] = []
+    k = max(2, cards // 4) if cards > 4 else 0
+    for i, c in enumerate(cs):
+        if i < k and i >= 2:
+            pile.append(c)
+        else:
+            hands[i % 2] |= 1 << c
+    mode = "respond" if pile else "free"
+    return game.position(hands, pile, rng.randrange(2), mode, [])
+
+
+def bench_solver(cards_list: list[int], positions: int, limit: float) -> None:
+    """Median time to solve random two-player positions (a cap of ``limit`` s each)."""
+    game = Game(Rules(num_players=2))
+    rng = random.Random(12345)
+    for cards in cards_list:
+        times = []
+        nodes = 0
+        spent = 0.0
+        solved = 0
+        for _ in range(positions):
+            s = random_two_player(rng, game, cards)
+            res = Solver().solve(s, limit)
+            times.append(res.seconds if res.proven else float("inf"))
+            nodes += res.nodes
+            spent += res.seconds
+            solved += res.proven
+        med = statistics.median(times)
+        med_txt = f"{med:.3f} s" if med != float("inf") else f"> {limit:g} s"
+        print(
+            f"solver {cards} cards: median {med_txt}, solved {solved}/{positions} within "
+            f"{limit:g} s, {nodes / spent:.0f} nodes/s"
+        )
+
+
+def main() -> None:
+    """Parse the options and run the chosen parts."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--part", choices=["all", "ismcts", "pimc", "solver"], default="all")
+    ap.add_argument("--seconds", type=float, default=8.0, help="time per sampling benchmark")
+    ap.add_argument("--cards", type=int, nargs="+", default=[12, 16, 20])
+    ap.add_argument("--positions", type=int, default=7, help="positions per card count")
+    ap.add_argument("--limit", type=float, default=5.0, help="solver cap per position (s)")
+    a = ap.parse_args()
+    if a.part in ("all", "ismcts"):
+        bench_ismcts(a.seconds, "heuristic", 10)
+        bench_ismcts(a.seconds, "heuristic", 0)
+        bench_ismcts(a.seconds, "greedy", 0)
+    if a.part in ("all", "pimc"):
+        bench_pimc(a.seconds)
+    if a.part in ("all", "solver"):
+        bench_solver(a.cards, a.positions, a.limit)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,60 @@
+"""Difficulty levels: one documented bot and budget per level.
+
+Why fixed presets: the terminal game, the web game and the arena must all mean
+the same thing by "hard", and a level must not silently change strength with
+the machine's speed more than necessary.
+
+=========  ==========================================================  ===========
+level      bot                                                         time/move
+=========  ==========================================================  ===========
+easy       greedy: beat with the cheapest card, lead the cheapest        < 1 ms
+medium     heuristic: card counting and rules of thumb (bots/heuristic)  < 1 ms
+hard       PIMC, 150 heuristic rollouts over sampled deals, solver       ~0.1-0.2 s
+           in open positions
+expert     SO-ISMCTS with heuristic rollouts, 900 ms per move, exact     <= ~1 s
+           solver in open positions and for small rollout endgames
+=========  ==========================================================  ===========
+
+Options given to a level (``expert:ms=500``) override its preset budget.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .base import Agent
+from .basic import GreedyAgent
+from .heuristic import HeuristicAgent
+from .search.ismcts import ISMCTSAgent
+from .search.pimc import PIMCAgent
+
+LEVELS: dict[str, str] = {
+    "easy": "greedy",
+    "medium": "heuristic",
+    "hard": "pimc:iterations=150",
+    "expert": "ismcts:ms=900",
+}
+
+
+def easy(seed: int | None = None, **options: Any) -> Agent:
+    """The easy level: the greedy bot."""
+    return GreedyAgent(seed=seed, **options)
+
+
+def medium(seed: int | None = None, **options: Any) -> Agent:
+    """The medium level: the heuristic bot."""
+    return HeuristicAgent(seed=seed, **options)
+
+
+def hard(seed: int | None = None, **options: Any) -> Agent:
+    """The hard level: PIMC with 150 rollouts per move (override with iterations=/ms=)."""
+    if "ms" not in options:
+        options.setdefault("iterations", 150)
+    return PIMCAgent(seed=seed, **options)
+
+
+def expert(seed: int | None = None, **options: Any) -> Agent:
+    """The expert level: ISMCTS with 900 ms per move (override with ms=/iterations=)."""
+    if "iterations" not in options:
+        options.setdefault("ms", 900)
+    return ISMCTSAgent(seed=seed, **options)

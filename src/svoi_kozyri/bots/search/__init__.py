@@ -1,0 +1,1 @@
+"""Search bots: the exact solver of open positions, ISMCTS and PIMC."""

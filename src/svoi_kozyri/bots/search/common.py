@@ -1,0 +1,157 @@
+"""Pieces shared by the sampling search bots: rewards, rollouts, budgets.
+
+Why a shared module: ISMCTS, PIMC and the hint analysis must score a finished
+hand and play a hand out in exactly the same way, or their numbers would not be
+comparable.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+
+from ...core import FREE, LEAD, PICKUP, RESPOND, Move, Observation, State
+from ..basic import card_costs, cheapest, greedy_move
+from ..heuristic import heuristic_move
+from .solver import Solver
+
+#: A rollout policy: the move for the player to act in a full state, using only
+#: what that player may know (the heuristic and greedy bots promise this).
+Policy = Callable[[State, random.Random], Move]
+
+POLICIES: dict[str, Policy] = {"heuristic": heuristic_move, "greedy": greedy_move}
+
+#: Rollouts longer than this many turns are stopped and scored by hand sizes.
+ROLLOUT_TURNS = 300
+
+
+def policy(name: str) -> Policy:
+    """The rollout policy called ``name`` (``heuristic`` or ``greedy``)."""
+    try:
+        return POLICIES[name]
+    except KeyError:
+        raise ValueError(
+            f"unknown rollout policy {name!r} (choose from {', '.join(POLICIES)})"
+        ) from None
+
+
+def rewards(state: State) -> list[float]:
+    """Per-seat reward of a finished hand: 1 for not being the durak (for winning,
+    in the Besicovitch game), 0 for the durak, ½ each in a draw.  The mean reward
+    of a move is therefore its estimated chance of not being the durak, with a
+    draw counted as half."""
+    n = state.game.n
+    r = state.result
+    if r is None or r.loser is None:
+        return [0.5] * n
+    return [0.0 if i == r.loser else 1.0 for i in range(n)]
+
+
+def size_rewards(state: State) -> list[float]:
+    """Scores of an unfinished rollout: the biggest hand is treated as the durak."""
+    sizes = [h.bit_count() for h in state.hands]
+    most = max(sizes)
+    if sizes.count(most) > 1:
+        return [0.5 if s == most else 1.0 for s in sizes]
+    return [0.0 if s == most else 1.0 for s in sizes]
+
+
+def solved_rewards(state: State, value: int) -> list[float]:
+    """Per-seat rewards of an open position whose value for the player to act is known."""
+    n = state.game.n
+    me = state.to_act_seat
+    if value == 0:
+        return [0.5] * n
+    other = next(i for i, h in enumerate(state.hands) if h and i != me)
+    loser = me if value < 0 else other
+    return [0.0 if i == loser else 1.0 for i in range(n)]
+
+
+def rollout(
+    state: State,
+    rng: random.Random,
+    pol: Policy,
+    solver: Solver | None = None,
+    endgame_cards: int = 0,
+) -> list[float]:
+    """Play ``state`` out with ``pol`` (mutating it) and return per-seat rewards.
+    When at most two players hold cards and at most ``endgame_cards`` cards are in
+    play (their hands and the pile),
+    the exact solver finishes the hand instead (a tiny time budget; if it does not
+    prove the value, the rollout simply continues)."""
+    turns = 0
+    if state.phase == LEAD:  # mid-turn after a tree beat: lead the cheapest card
+        p = state.to_act_seat
+        state.apply_action(cheapest(state.hands[p], card_costs(state.game)[p], rng))
+    while not state.is_over:
+        if solver is not None and endgame_cards:
+            hands = state.hands
+            # the pile counts too: a pickup brings its cards back into play
+            if (
+                sum(1 for h in hands if h) == 2
+                and sum(h.bit_count() for h in hands) + len(state.pile_cards()) <= endgame_cards
+            ):
+                res = solver.solve(state, 0.02)
+                if res.proven:
+                    return solved_rewards(state, res.lo)
+                solver = None
+        if turns >= ROLLOUT_TURNS:
+            return size_rewards(state)
+        state.push_unchecked(pol(state, rng))
+        turns += 1
+    return rewards(state)
+
+
+class Budget:
+    """A search budget: a number of iterations, or milliseconds of wall time."""
+
+    def __init__(self, iterations: int | None = None, ms: float | None = None) -> None:
+        if iterations is not None and iterations < 1:
+            raise ValueError(f"iterations must be at least 1, not {iterations}")
+        if ms is not None and ms <= 0:
+            raise ValueError(f"ms must be positive, not {ms}")
+        self.iterations = iterations
+        self.ms = ms
+        self.start = time.perf_counter()
+        self.deadline = float("inf") if ms is None else self.start + ms / 1000.0
+
+    def restart(self) -> None:
+        """Start counting the time from now."""
+        self.start = time.perf_counter()
+        self.deadline = float("inf") if self.ms is None else self.start + self.ms / 1000.0
+
+    def done(self, i: int) -> bool:
+        """True once ``i`` iterations are done or the time is up."""
+        if self.iterations is not None and i >= self.iterations:
+            return True
+        return i > 0 and (i & 7) == 0 and time.perf_counter() >= self.deadline
+
+    def seconds_left(self) -> float | None:
+        """Seconds left of a timed budget (``None``: iterations only)."""
+        if self.ms is None:
+            return None
+        return max(0.0, self.deadline - time.perf_counter())
+
+
+def turn_actions(state: State) -> tuple[int, ...]:
+    """Step-level legal actions (with :data:`PICKUP` only in respond mode)."""
+    return state.legal_actions()
+
+
+def move_of_steps(state: State, first: int, second: int | None) -> Move:
+    """The turn-level move made of one or two step actions from ``state``."""
+    if state.phase == FREE:
+        return Move.get(None, first)
+    if first == PICKUP:
+        return Move.get(None, None)
+    assert state.phase == RESPOND
+    return Move.get(first, second)
+
+
+def check_observation(obs: Observation) -> None:
+    """Refuse an observation on which there is nothing to decide."""
+    if obs.seat is None or not obs.my_turn:
+        raise ValueError("the bot can only choose when it is its own turn")
+    if not obs.legal_moves():
+        raise ValueError("no legal moves in this observation")

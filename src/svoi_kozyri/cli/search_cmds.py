@@ -1,0 +1,101 @@
+"""Search commands: ``solve`` (exact value of an open position) and ``analyse``
+(where a player's result got worse in a recorded hand)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from ..core import SvoiKozyriError, parse_seat, seat_name
+
+
+def register(app: typer.Typer) -> None:
+    """Add the search commands to ``app``."""
+    app.command("solve")(solve)
+    app.command("analyse")(analyse)
+
+
+def _fail(msg: str) -> typer.Exit:
+    typer.echo(f"error: {msg}", err=True)
+    return typer.Exit(2)
+
+
+def solve(
+    position: Annotated[str, typer.Argument(help="open position in the position notation")],
+    time: Annotated[float, typer.Option("--time", min=0.01, help="time budget in seconds")] = 10.0,
+    moves: Annotated[bool, typer.Option(help="also print the value of every legal move")] = False,
+) -> None:
+    """Solve an open position (at most two players hold cards): print the value for the
+    player to act (win, draw or loss; the best proven bounds if time runs out) and the
+    principal line."""
+    from ..bots.search.solver import Solver, is_open, value_text
+    from ..notation.position import parse_position
+
+    try:
+        state = parse_position(position)
+    except SvoiKozyriError as e:
+        raise _fail(str(e)) from None
+    if state.is_over:
+        raise _fail(f"the hand is already over: {state.result}")
+    if not is_open(state):
+        raise _fail(
+            "not an open position: the solver needs at most two players holding cards "
+            "(and a turn boundary, not mid-turn)"
+        )
+    solver = Solver()
+    res = solver.principal_line(state, time)
+    who = seat_name(state.to_act_seat)
+    typer.echo(f"value for {who}: {value_text(res.value, res.lo, res.hi)}")
+    if res.move is not None:
+        typer.echo(f"best move: {res.move}")
+    typer.echo(f"line: {' ; '.join(str(m) for m in res.pv) or '-'}")
+    typer.echo(f"nodes {res.nodes}, depth {res.depth}, {res.seconds:.2f} s")
+    if moves:
+        for m, v in solver.move_values(state, time):
+            typer.echo(f"  {m}: {value_text(v)}")
+
+
+def analyse(
+    record: Annotated[str, typer.Argument(help="record file (the project's record format)")],
+    seat: Annotated[
+        str | None, typer.Option(help="seat to analyse (A-D); default: every seat")
+    ] = None,
+    budget_ms: Annotated[
+        float, typer.Option("--budget-ms", min=1.0, help="thinking time per turn (ms)")
+    ] = 1000.0,
+    index: Annotated[int, typer.Option(help="which record of the file (1 = first)", min=1)] = 1,
+    threshold: Annotated[
+        float, typer.Option(help="flag a move this much below the best (0..1)", min=0.0)
+    ] = 0.1,
+    seed: Annotated[int, typer.Option(help="seed of the sampling")] = 0,
+) -> None:
+    """Point out the turns of a recorded hand where a player's chance of not being the
+    durak dropped (the move played was rated clearly below the best move)."""
+    from ..bots.analysis import analyse_record
+    from ..records import read_records
+
+    try:
+        recs = read_records(record)
+    except OSError as e:
+        raise _fail(f"cannot read {record}: {e.strerror or e}") from None
+    except SvoiKozyriError as e:
+        raise _fail(f"{record}: {e}") from None
+    if index > len(recs):
+        raise _fail(f"{record} holds {len(recs)} record(s), not {index}")
+    rec = recs[index - 1]
+    try:
+        seats = [parse_seat(seat, rec.game.n)] if seat else list(range(rec.game.n))
+    except SvoiKozyriError as e:
+        raise _fail(str(e)) from None
+    total = 0
+    for s in seats:
+        try:
+            reviews = analyse_record(rec, s, budget_ms, threshold=threshold, seed=seed)
+        except SvoiKozyriError as e:
+            raise _fail(f"{record}: {e}") from None
+        total += len(reviews)
+        typer.echo(f"seat {seat_name(s)}: {len(reviews)} turn(s) where the result got worse")
+        for r in reviews:
+            typer.echo(f"  {r.describe()}")
+    typer.echo(f"{total} flagged turn(s)")

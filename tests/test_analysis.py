@@ -1,0 +1,105 @@
+"""Hints (rating every legal move from one player's view) and record analysis."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from svoi_kozyri.bots.analysis import (
+    MoveRating,
+    _clearly_worse,
+    analyse_position,
+    analyse_record,
+)
+from svoi_kozyri.cli.main import app
+from svoi_kozyri.core import Game, Move, Rules, State, observe
+from svoi_kozyri.records import GameRecord, write_record
+
+OUTS = [("A", "lead"), ("C", "lead")]
+
+
+def e12_start() -> State:
+    g = Game(Rules(num_players=4))
+    return g.position({"A": "", "B": "KH", "C": "", "D": "AH"}, "7C 9C 10H", "B", "respond", OUTS)
+
+
+def test_open_position_hints_are_proven() -> None:
+    s = e12_start()
+    ratings = analyse_position(observe(s, 1), budget_ms=2000)
+    assert [(str(r.move), r.score, r.proven) for r in ratings] == [
+        ("beat KH", 1.0, True),
+        ("pickup", 0.0, True),
+    ]
+    assert "win" in ratings[0].describe()
+
+
+def test_hidden_position_hints_rate_every_move() -> None:
+    s = Game(Rules(num_players=4)).new_hand(0, 4)
+    obs = observe(s, s.to_act_seat)
+    ratings = analyse_position(obs, iterations=300, seed=1)
+    assert {r.move for r in ratings} == set(obs.legal_moves())
+    assert all(0.0 <= r.score <= 1.0 and not r.proven and r.samples > 0 for r in ratings)
+    assert ratings == sorted(ratings, key=lambda r: -r.score)
+
+
+def test_hints_use_only_the_observation() -> None:
+    """Swapping hidden cards between two opponents does not change the hints."""
+    g = Game(Rules(num_players=4))
+    dealt = g.new_hand(0, 6)
+    s1 = g.position(dealt.hands, [], dealt.to_act_seat, "free", [])
+    seat = s1.to_act_seat
+    hands = list(s1.hands)
+    x, y = [i for i in range(4) if i != seat][:2]
+    rng = random.Random(0)
+    cx = rng.choice([c for c in range(40) if hands[x] >> c & 1])
+    cy = rng.choice([c for c in range(40) if hands[y] >> c & 1])
+    hands[x] ^= (1 << cx) | (1 << cy)
+    hands[y] ^= (1 << cx) | (1 << cy)
+    s2 = g.position(hands, [], seat, "free", [])
+    r1 = analyse_position(observe(s1, seat), iterations=120, seed=4)
+    r2 = analyse_position(observe(s2, seat), iterations=120, seed=4)
+    assert r1 == r2
+
+
+def blunder_record() -> GameRecord:
+    start = e12_start()
+    s = start.copy()
+    s.push("pickup")  # B refuses a won position: now D must answer
+    while not s.is_over:
+        s.push(s.legal_moves()[0])
+    return GameRecord.from_state(s, start=start)
+
+
+def test_record_analysis_flags_the_blunder() -> None:
+    rec = blunder_record()
+    reviews = analyse_record(rec, 1, budget_ms=1000)
+    assert reviews and reviews[0].index == 0
+    assert str(reviews[0].played.move) == "pickup" and str(reviews[0].best.move) == "beat KH"
+    assert reviews[0].loss == 1.0
+    assert "turn 1 (B)" in reviews[0].describe()
+
+
+def test_only_clear_drops_are_flagged() -> None:
+    m = Move.parse("pickup")
+    assert _clearly_worse(MoveRating(m, 1.0, True, 0), MoveRating(m, 0.5, True, 0), 0.1)
+    assert not _clearly_worse(MoveRating(m, 0.5, True, 0), MoveRating(m, 0.5, True, 0), 0.1)
+    # a 15-point gap on 8 samples each is noise, on 2000 samples it is real
+    assert not _clearly_worse(MoveRating(m, 0.6, False, 8), MoveRating(m, 0.45, False, 8), 0.1)
+    assert _clearly_worse(MoveRating(m, 0.6, False, 2000), MoveRating(m, 0.45, False, 2000), 0.1)
+    assert not _clearly_worse(
+        MoveRating(m, 0.6, False, 2000), MoveRating(m, 0.55, False, 2000), 0.1
+    )
+
+
+def test_analyse_cli(tmp_path: Path) -> None:
+    path = tmp_path / "hand.txt"
+    path.write_text(write_record(blunder_record()), encoding="utf-8")
+    r = CliRunner().invoke(app, ["analyse", str(path), "--seat", "B", "--budget-ms", "500"])
+    assert r.exit_code == 0, r.output
+    assert "pickup" in r.output and "beat KH" in r.output
+    bad = CliRunner().invoke(app, ["analyse", str(tmp_path / "missing.txt")])
+    assert bad.exit_code == 2 and "cannot read" in bad.output
+    bad = CliRunner().invoke(app, ["analyse", str(path), "--seat", "Z"])
+    assert bad.exit_code == 2
