@@ -10,25 +10,12 @@ from typing import Annotated, Any
 import typer
 
 from ..core import Rules, RulesError
+from ..core.rules import parse_option_value
 
 
 def register(app: typer.Typer) -> None:
     """Add the ``arena`` command to ``app``."""
     app.command("arena")(arena)
-
-
-def _rule_value(text: str) -> Any:
-    low = text.strip().lower()
-    if low in ("true", "yes", "on"):
-        return True
-    if low in ("false", "no", "off"):
-        return False
-    if low in ("null", "none"):
-        return None
-    try:
-        return int(low)
-    except ValueError:
-        return text.strip()
 
 
 def build_rules(
@@ -50,7 +37,7 @@ def build_rules(
         key, eq, val = item.partition("=")
         if not eq or not key.strip():
             raise RulesError(f"bad --rule {item!r}: expected key=value, e.g. pickup_rule=fixed")
-        opts[key.strip()] = _rule_value(val)
+        opts[key.strip()] = parse_option_value(val)
     return Rules.from_dict(opts)
 
 

@@ -12,6 +12,7 @@ from typing import Annotated, Any
 import typer
 
 from ..core import Rules, RulesError
+from ..core.rules import parse_option_value
 
 _PICKUP_RULES = ("graded", "fixed", "whole_pile")
 _DRAW_RULES = ("lead_only", "any_last_card", "none")
@@ -40,20 +41,6 @@ def split_seats(text: str) -> list[str]:
         else:
             out.append(part)
     return out
-
-
-def _option_value(text: str) -> Any:
-    low = text.strip().lower()
-    if low in ("true", "yes", "on"):
-        return True
-    if low in ("false", "no", "off"):
-        return False
-    if low in ("none", "null"):
-        return None
-    try:
-        return int(low)
-    except ValueError:
-        return text.strip()
 
 
 def build_rules(
@@ -109,7 +96,7 @@ def build_rules(
         key, eq, val = item.partition("=")
         if not eq or not key.strip():
             raise RulesError(f"--rule expects NAME=VALUE, not {item!r}")
-        opts[key.strip()] = _option_value(val)
+        opts[key.strip()] = parse_option_value(val)
     return Rules.from_dict(opts)
 
 

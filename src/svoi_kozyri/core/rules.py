@@ -177,6 +177,23 @@ class Rules:
         return self.variant == "besicovitch"
 
 
+def parse_option_value(text: str) -> Any:
+    """The value of a ``key=value`` option typed by a user: ``true``/``false``
+    (also yes/no, on/off), ``null``/``none``, integers, otherwise the text.
+    Validation is :class:`Rules`'s job."""
+    low = text.strip().lower()
+    if low in ("true", "yes", "on"):
+        return True
+    if low in ("false", "no", "off"):
+        return False
+    if low in ("null", "none"):
+        return None
+    try:
+        return int(low)
+    except ValueError:
+        return text.strip()
+
+
 _DEFAULTS: dict[str, Any] = {
     f.name: f.default for f in dataclasses.fields(Rules) if not f.name.startswith("_")
 }
