@@ -249,3 +249,18 @@ def test_constructor_rejects_contradictions_too(options: dict[str, Any]) -> None
 def test_float_counts_are_rejected(options: dict[str, Any]) -> None:
     with pytest.raises(RulesError):
         Rules.from_dict(options)
+
+
+def test_typed_option_values_keep_the_string_none_of_draw_rule() -> None:
+    """``draw_rule=none`` is a value, not null; only the guards read ``none`` as null."""
+    from svoi_kozyri.core.rules import parse_option_value
+
+    assert parse_option_value("draw_rule", "none") == "none"
+    assert Rules.from_dict({"draw_rule": parse_option_value("draw_rule", "none")}).draw_rule == (
+        "none"
+    )
+    assert parse_option_value("repetition_limit", "none") is None
+    assert parse_option_value("max_actions_per_hand", "null") is None
+    assert parse_option_value("loss_limit", " 7 ") == 7
+    assert parse_option_value("own_suits_cross_beat", "yes") is True
+    assert parse_option_value("free_lead_after_defence_out", "off") is False

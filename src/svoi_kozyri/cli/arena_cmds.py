@@ -37,7 +37,7 @@ def build_rules(
         key, eq, val = item.partition("=")
         if not eq or not key.strip():
             raise RulesError(f"bad --rule {item!r}: expected key=value, e.g. pickup_rule=fixed")
-        opts[key.strip()] = parse_option_value(val)
+        opts[key.strip()] = parse_option_value(key.strip(), val)
     return Rules.from_dict(opts)
 
 

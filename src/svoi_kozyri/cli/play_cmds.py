@@ -96,7 +96,7 @@ def build_rules(
         key, eq, val = item.partition("=")
         if not eq or not key.strip():
             raise RulesError(f"--rule expects NAME=VALUE, not {item!r}")
-        opts[key.strip()] = parse_option_value(val)
+        opts[key.strip()] = parse_option_value(key.strip(), val)
     return Rules.from_dict(opts)
 
 

@@ -177,21 +177,28 @@ class Rules:
         return self.variant == "besicovitch"
 
 
-def parse_option_value(text: str) -> Any:
-    """The value of a ``key=value`` option typed by a user: ``true``/``false``
-    (also yes/no, on/off), ``null``/``none``, integers, otherwise the text.
+#: Options whose value may be null; for them ``none`` is read as null too
+#: (``draw_rule="none"`` is a real value, so elsewhere only ``null`` means None).
+NULLABLE_OPTIONS = ("repetition_limit", "max_actions_per_hand")
+
+
+def parse_option_value(key: str, text: str) -> Any:
+    """The value of option ``key`` written as text (``key=value`` on a command line or
+    in the position notation): ``true``/``false`` (also yes/no, on/off), ``null``
+    (``none`` too for the nullable guards), integers, otherwise the text itself.
     Validation is :class:`Rules`'s job."""
-    low = text.strip().lower()
+    t = text.strip()
+    low = t.lower()
     if low in ("true", "yes", "on"):
         return True
     if low in ("false", "no", "off"):
         return False
-    if low in ("null", "none"):
+    if low == "null" or (low == "none" and key in NULLABLE_OPTIONS):
         return None
     try:
-        return int(low)
+        return int(t)
     except ValueError:
-        return text.strip()
+        return t
 
 
 _DEFAULTS: dict[str, Any] = {

@@ -65,6 +65,7 @@ from ..core import (
     parse_card,
     seat_name,
 )
+from ..core.rules import parse_option_value
 
 __all__ = [
     "RESULT_REASONS",
@@ -199,29 +200,12 @@ def parse_owners(text: str) -> tuple[list[int], list[int] | None]:
 # --------------------------------------------------------------------------- rules
 
 
-#: Options whose value may be null (written ``null``; ``none`` is also read).
-_NULLABLE = ("repetition_limit", "max_actions_per_hand")
-
-
 def _format_value(v: Any) -> str:
     if v is None:
         return "null"
     if isinstance(v, bool):
         return "true" if v else "false"
     return str(v)
-
-
-def _parse_value(key: str, text: str) -> Any:
-    low = text.lower()
-    if low == "null" or (low == "none" and key in _NULLABLE):
-        return None
-    if low == "true":
-        return True
-    if low == "false":
-        return False
-    if _INT_RE.fullmatch(text):
-        return int(text)
-    return text
 
 
 def format_rules(rules: Rules) -> str:
@@ -254,7 +238,7 @@ def parse_rules_options(text: str) -> dict[str, Any]:
             raise RulesError(f"malformed option {item!r}: expected key=value")
         if key in opts:
             raise RulesError(f"option {key} is given twice")
-        opts[key] = _parse_value(key, value.strip())
+        opts[key] = parse_option_value(key, value)
     return opts
 
 
