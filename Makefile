@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 BUILD  := $(VENV)/.built-stamp
-COMPILED_SRC := src/svoi_kozyri/core/game.py src/svoi_kozyri/core/cards.py setup.py
+COMPILED_SRC := setup.py $(wildcard src/svoi_kozyri/core/*.py src/svoi_kozyri/bots/*.py src/svoi_kozyri/bots/search/*.py)
 SCENARIOS ?= ../shared/scenarios
 
 .PHONY: run test lint typecheck unit scenarios bench clean
@@ -16,7 +16,8 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $(STAMP) $(BUILD)
 
-# Rebuild the mypyc-compiled engine modules when their sources change.
+# Rebuild the mypyc-compiled modules (listed in setup.py) when a source in their
+# packages changes.
 $(BUILD): $(STAMP) $(COMPILED_SRC)
 	$(BIN)/pip install --quiet --no-deps -e .
 	touch $(BUILD)

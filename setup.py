@@ -1,8 +1,9 @@
 """Build hook: compile the engine's hot modules with mypyc when possible.
 
-The engine (``svoi_kozyri.core.game`` and ``cards``) is plain, strictly typed
-Python.  mypyc turns those modules into C extensions, which makes the hot loop
-of every bot and simulation faster.  If compilation is impossible (no C
+The engine (``svoi_kozyri.core.game`` and ``cards``) and the bots' hot paths
+(the greedy and heuristic policies, rollouts, the exact solver, the ISMCTS tree)
+are plain, strictly typed Python.  mypyc turns those modules into C extensions,
+which makes the hot loop of every bot and simulation several times faster.  If compilation is impossible (no C
 compiler, or ``SVOI_KOZYRI_PURE=1``), the package installs as pure Python and
 behaves identically, only slower.
 """
@@ -14,7 +15,16 @@ import sys
 
 from setuptools import setup
 
-COMPILED = ["src/svoi_kozyri/core/cards.py", "src/svoi_kozyri/core/game.py"]
+COMPILED = [
+    "src/svoi_kozyri/core/cards.py",
+    "src/svoi_kozyri/core/game.py",
+    "src/svoi_kozyri/bots/basic.py",
+    "src/svoi_kozyri/bots/heuristic.py",
+    "src/svoi_kozyri/bots/search/common.py",
+    "src/svoi_kozyri/bots/search/ismcts.py",
+    "src/svoi_kozyri/bots/search/pimc.py",
+    "src/svoi_kozyri/bots/search/solver.py",
+]
 
 
 def _ext_modules() -> list[object]:

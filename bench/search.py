@@ -24,7 +24,7 @@ from svoi_kozyri.core import Game, Rules, State, observe
 from svoi_kozyri.core.cards import cards_of
 
 
-def bench_ismcts(seconds: float, rollout: str, endgame: int) -> None:
+def bench_ismcts(seconds: float, rollout: str, endgame: int, turns: int = 0) -> None:
     """Iterations per second of SO-ISMCTS from the opening of several 4-player deals."""
     game = Game(Rules(num_players=4))
     total_i = 0
@@ -32,13 +32,19 @@ def bench_ismcts(seconds: float, rollout: str, endgame: int) -> None:
     for seed in range(4):
         s = game.new_hand(seed % 4, seed)
         obs = observe(s, s.to_act_seat)
-        search = ISMCTS(random.Random(seed), rollout_policy=policy(rollout), endgame_cards=endgame)
+        search = ISMCTS(
+            random.Random(seed),
+            rollout_policy=policy(rollout),
+            endgame_cards=endgame,
+            rollout_turns=turns,
+        )
         t0 = time.perf_counter()
         search.search(obs, Budget(ms=seconds * 1000 / 4))
         total_t += time.perf_counter() - t0
         total_i += search.iterations
     print(
-        f"ismcts rollout={rollout} endgame_cards={endgame}: {total_i / total_t:.0f} "
+        f"ismcts rollout={rollout} endgame_cards={endgame} rollout_turns={turns}: "
+        f"{total_i / total_t:.0f} "
         f"simulations/s ({total_i} in {total_t:.1f} s, one core)"
     )
 
@@ -113,6 +119,8 @@ def main() -> None:
     if a.part in ("all", "ismcts"):
         bench_ismcts(a.seconds, "heuristic", 10)
         bench_ismcts(a.seconds, "heuristic", 0)
+        for turns in (40, 30, 20, 12):
+            bench_ismcts(a.seconds, "heuristic", 10, turns)
         bench_ismcts(a.seconds, "greedy", 0)
     if a.part in ("all", "pimc"):
         bench_pimc(a.seconds)

@@ -174,7 +174,8 @@ def test_view_from_state_equals_view_from_observation() -> None:
     for state in random_positions(Rules(num_players=4), 20, seed=9):
         a = View.from_state(state)
         b = View.from_observation(observe(state, state.to_act_seat))
-        for attr in View.__slots__:
+        # (compiled by mypyc, the class has no __slots__ to list)
+        for attr in ("game", "hand", "hidden", "known", "phase", "pile", "seat", "sizes"):
             assert (
                 list(getattr(a, attr)) == list(getattr(b, attr))
                 if attr == "pile"

@@ -1,12 +1,15 @@
-"""The compiled engine is current, and the pure-Python engine behaves the same.
+"""The compiled modules are current, and the pure-Python engine behaves the same.
 
-The hot modules are compiled with mypyc on install.  A compiled module shadows
-its source, so a stale build would silently test old code: fail loudly instead.
+The hot modules (the engine, the bots' policies and search) are compiled with
+mypyc on install.  A compiled module shadows its source, so a stale build would
+silently test old code: fail loudly instead.
 The pure-Python fallback (``SVOI_KOZYRI_PURE=1``) must pass the same scenarios.
 """
 
 from __future__ import annotations
 
+import importlib
+import re
 import shutil
 import subprocess
 import sys
@@ -14,15 +17,32 @@ from pathlib import Path
 
 import pytest
 
-import svoi_kozyri.core.cards
-import svoi_kozyri.core.game
-
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIOS = ROOT.parent / "shared" / "scenarios"
+#: The modules setup.py compiles, read from setup.py itself so the list cannot drift.
+COMPILED = [
+    p.removeprefix("src/").removesuffix(".py").replace("/", ".")
+    for p in re.findall(r'"(src/svoi_kozyri/[^"]+\.py)"', (ROOT / "setup.py").read_text())
+]
 
 
-@pytest.mark.parametrize("module", [svoi_kozyri.core.game, svoi_kozyri.core.cards])
-def test_compiled_module_is_not_stale(module: object) -> None:
+def test_the_compiled_list_is_read() -> None:
+    assert "svoi_kozyri.core.game" in COMPILED
+    assert "svoi_kozyri.bots.heuristic" in COMPILED
+
+
+def test_all_or_none_of_the_modules_are_compiled() -> None:
+    # setup.py compiles them in one mypyc call: a mixture means a stale or broken build
+    kinds = {
+        name: Path(getattr(importlib.import_module(name), "__file__", "")).suffix
+        for name in COMPILED
+    }
+    assert len(set(kinds.values())) == 1, kinds
+
+
+@pytest.mark.parametrize("name", COMPILED)
+def test_compiled_module_is_not_stale(name: str) -> None:
+    module = importlib.import_module(name)
     path = Path(getattr(module, "__file__", ""))
     if path.suffix == ".py":
         pytest.skip("pure-Python build in use")

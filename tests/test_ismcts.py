@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import math
 import random
 
 import pytest
 
 from svoi_kozyri.bots.base import make_agent, play_out
-from svoi_kozyri.bots.search.common import Budget, policy, rewards, rollout
+from svoi_kozyri.bots.search.common import Budget, evaluate, policy, rewards, rollout
 from svoi_kozyri.bots.search.ismcts import ISMCTS, ISMCTSAgent
 from svoi_kozyri.bots.search.pimc import PIMCAgent
 from svoi_kozyri.core import Game, Rules, observe
@@ -111,3 +112,56 @@ def test_rollout_rewards() -> None:
     r = rollout(s, random.Random(0), policy("heuristic"))
     assert s.is_over and sorted(r) in ([0.0, 1.0, 1.0, 1.0], [0.5] * 4)
     assert r == rewards(s)
+
+
+def test_truncated_rollout_stops_and_scores_with_the_evaluation() -> None:
+    s = Game(Rules(num_players=4)).new_hand(0, 4)
+    turns = s.turns
+    r = rollout(s, random.Random(0), policy("heuristic"), max_turns=6)
+    assert s.turns == turns + 6 and not s.is_over
+    assert r == evaluate(s)
+    # every hand is still held: the probabilities of being the durak add up to one
+    assert all(0.0 < x < 1.0 for x in r)
+    assert sum(1.0 - x for x in r) == pytest.approx(1.0)
+
+
+def test_evaluation_ignores_players_who_are_out_and_prefers_fewer_cards() -> None:
+    game = Game(Rules(num_players=3))
+    s = game.position([0b1110, 0, 0b1111111 << 11], [], 0, "free", [(1, "lead")])
+    r = evaluate(s)
+    assert r[1] == 1.0
+    assert r[0] > r[2]  # three low cards against seven: seven is likelier to lose
+    assert r[0] + r[2] == pytest.approx(1.0)
+
+
+def test_evaluation_predicts_the_durak_better_than_a_guess() -> None:
+    """The fitted weights carry information: on fresh heuristic self-play the
+    evaluation's log-likelihood of the real durak beats the uniform guess."""
+    rng = random.Random(99)
+    ours = guess = 0.0
+    for k in range(300):
+        game = Game(Rules(num_players=2 + k % 3))
+        s = game.new_hand(k % game.n, 1000 + k)
+        seen = []
+        while not s.is_over:
+            if rng.random() < 0.2:
+                seen.append(s.copy())
+            s.push_unchecked(policy("heuristic")(s, rng))
+        loser = s.result.loser if s.result else None
+        if loser is None:
+            continue
+        for st in seen:
+            active = [i for i, h in enumerate(st.hands) if h]
+            if loser in active and len(active) >= 2:
+                ours += math.log(1.0 - evaluate(st)[loser])
+                guess += math.log(1.0 / len(active))
+    assert ours > guess
+
+
+def test_rollout_turns_option() -> None:
+    agent = make_agent("ismcts:iterations=40,rollout_turns=12", seed=1)
+    assert isinstance(agent, ISMCTSAgent) and agent.rollout_turns == 12
+    s = Game(Rules(num_players=4)).new_hand(0, 3)
+    assert agent.choose(observe(s, s.to_act_seat)) in s.legal_moves()
+    with pytest.raises(ValueError, match="rollout_turns"):
+        ISMCTSAgent(rollout_turns=-1)

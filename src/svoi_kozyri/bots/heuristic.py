@@ -144,7 +144,7 @@ class View:
             tuple(sizes),
             tuple(known),
             others & ~known_others,
-            state.pile_cards(),
+            state.pile,  # read only, and only during this decision
             state.phase,
         )
 
@@ -172,7 +172,11 @@ class View:
 _VALUE_CACHE: dict[
     tuple[int, float, float], tuple[Game, tuple[tuple[tuple[float, ...], ...], ...]]
 ] = {}
-_MISS_CACHE: dict[tuple[int, int, int], float] = {}
+#: ``miss_chance`` memo, a flat list indexed by ``(unseen * 41 + beaters) * 41 + draws``
+#: (-1.0: not computed yet); a list index is far cheaper than a tuple-keyed dict in
+#: the rollout hot loop.
+_MISS_SIDE = NUM_CARDS + 1
+_MISS_TABLE: list[float] = [-1.0] * (_MISS_SIDE * _MISS_SIDE * _MISS_SIDE)
 
 
 def keep_values(
@@ -222,15 +226,51 @@ def miss_chance(unseen: int, beaters: int, draws: int) -> float:
         return 1.0
     if unseen - beaters < draws:
         return 0.0
-    key = (unseen, beaters, draws)
-    hit = _MISS_CACHE.get(key)
-    if hit is not None:
-        return hit
+    idx = -1
+    if unseen < _MISS_SIDE:
+        idx = (unseen * _MISS_SIDE + beaters) * _MISS_SIDE + draws
+        hit = _MISS_TABLE[idx]
+        if hit >= 0.0:
+            return hit
     p = 1.0
     for i in range(draws):
         p *= (unseen - beaters - i) / (unseen - i)
-    _MISS_CACHE[key] = p
+    if idx >= 0:
+        _MISS_TABLE[idx] = p
     return p
+
+
+class _Tables:
+    """Per-game, per-weights lookup tables of the decision, built once."""
+
+    __slots__ = ("attack", "game", "own_base", "values")
+
+    def __init__(self, game: Game, own_base: float, attack: float) -> None:
+        self.game = game
+        self.own_base = own_base
+        self.attack = attack
+        self.values = keep_values(game, own_base, attack)
+
+
+_LAST_TABLES: list[_Tables] = []
+
+
+def _tables(game: Game, params: Params) -> _Tables:
+    """The tables for ``game`` and ``params`` (the last ones used are kept, so a
+    rollout, which asks every turn, pays one identity check)."""
+    attack = params.attack
+    if attack is None:
+        attack = default_attack(game)
+    if _LAST_TABLES:
+        t = _LAST_TABLES[0]
+        if t.game is game and t.own_base == params.own_base and t.attack == attack:
+            return t
+        t = _Tables(game, params.own_base, attack)
+        _LAST_TABLES[0] = t
+        return t
+    t = _Tables(game, params.own_base, attack)
+    _LAST_TABLES.append(t)
+    return t
 
 
 # --------------------------------------------------------------------------- decision
@@ -244,18 +284,14 @@ def heuristic_decide(v: View, rng: random.Random, params: Params = DEFAULT_PARAM
     phase = v.phase
     sizes = v.sizes
     n_hand = hand.bit_count()
-    beat_mask = g.beat_mask
     n = g.n
     q = (p + 1) % n  # the next player still holding cards
     while sizes[q] == 0 and q != p:
         q = (q + 1) % n
-    attack = params.attack
-    if attack is None:
-        attack = default_attack(g)
-    values = keep_values(g, params.own_base, attack)[p][q]
+    values = _tables(g, params).values[p][q]
     if phase == RESPOND:
         top = v.pile[-1]
-        beaters = g.beat_mask(top, p) & hand
+        beaters = g.beat_row(p)[top] & hand
         if not beaters:
             return PICKUP_MOVE
         if n_hand == 1:
@@ -287,6 +323,8 @@ def heuristic_decide(v: View, rng: random.Random, params: Params = DEFAULT_PARAM
     noise = params.noise
     drain = params.drain
     own_q = g.own_cards(q)
+    beat_q = g.beat_row(q)
+    req_q = g.pickup_row(q)
 
     # Lead score of each card we might lead.
     best_c, best_s, second_c, second_s = -1, -1e18, -1, -1e18
@@ -295,7 +333,7 @@ def heuristic_decide(v: View, rng: random.Random, params: Params = DEFAULT_PARAM
         low = m & -m
         c = low.bit_length() - 1
         m ^= low
-        bm = beat_mask(c, q)
+        bm = beat_q[c]
         if bm & known_q:
             s = 0.0
         else:
@@ -307,7 +345,7 @@ def heuristic_decide(v: View, rng: random.Random, params: Params = DEFAULT_PARAM
             if not plain & known_q:
                 dr = drain * miss_chance(n_hidden, (plain & hidden).bit_count(), draws) * (1.0 - s)
         if s:
-            k = g.required_pickup(c, q)
+            k = req_q[c]
             if k > pile_after:
                 k = pile_after
             s *= lead_weight * k + bonus
@@ -341,7 +379,7 @@ def heuristic_decide(v: View, rng: random.Random, params: Params = DEFAULT_PARAM
         return Move.get(pair_c1, pair_c2)  # out on a lead: always worth it
 
     # Refusing: keep our cards, take the k top cards of the pile.
-    k = g.required_pickup(top, p)
+    k = g.pickup_row(p)[top]
     if k > pile_len:
         k = pile_len
     gain = 0.0
@@ -366,17 +404,24 @@ class HeuristicAgent(Agent):
 
     name = "heuristic"
 
-    def __init__(self, seed: int | None = None, **weights: float) -> None:
+    def __init__(self, seed: int | None = None, **options: object) -> None:
         super().__init__(seed)
-        for key, val in weights.items():
-            if isinstance(val, bool) or not isinstance(val, int | float):
+        # (``object``, not ``float``: this module is compiled, and mypyc would
+        # refuse a wrong type with a bare TypeError before our clear message)
+        weights: dict[str, float | None] = {}
+        for key, val in options.items():
+            if val is None and key == "attack":
+                weights[key] = None
+            elif isinstance(val, bool) or not isinstance(val, int | float):
                 raise ValueError(f"heuristic option {key}={val!r} must be a number")
+            else:
+                weights[key] = float(val)
         try:
-            self.params = Params(**weights)
+            self.params = Params(**weights)  # type: ignore[arg-type]
         except TypeError:
             allowed = ", ".join(Params.__dataclass_fields__)
             raise ValueError(
-                f"unknown heuristic option(s) {', '.join(weights)}; choose from {allowed}"
+                f"unknown heuristic option(s) {', '.join(options)}; choose from {allowed}"
             ) from None
 
     def choose(self, obs: Observation) -> Move:

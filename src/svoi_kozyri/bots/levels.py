@@ -11,7 +11,8 @@ easy       greedy: beat with the cheapest card, lead the cheapest        < 1 ms
 medium     heuristic: card counting and rules of thumb (bots/heuristic)  < 1 ms
 hard       PIMC, 150 heuristic rollouts over sampled deals, solver       ~0.1-0.2 s
            in open positions
-expert     SO-ISMCTS with heuristic rollouts, 900 ms per move, exact     <= ~1 s
+expert     SO-ISMCTS, 900 ms per move, heuristic rollouts truncated      <= ~1 s
+           after 20 turns and scored by the fitted evaluation, exact
            solver in open positions and for small rollout endgames
 =========  ==========================================================  ===========
 
@@ -32,7 +33,7 @@ LEVELS: dict[str, str] = {
     "easy": "greedy",
     "medium": "heuristic",
     "hard": "pimc:iterations=150",
-    "expert": "ismcts:ms=900",
+    "expert": "ismcts:ms=900,rollout_turns=20",
 }
 
 
@@ -54,7 +55,9 @@ def hard(seed: int | None = None, **options: Any) -> Agent:
 
 
 def expert(seed: int | None = None, **options: Any) -> Agent:
-    """The expert level: ISMCTS with 900 ms per move (override with ms=/iterations=)."""
+    """The expert level: ISMCTS with 900 ms per move and rollouts truncated after 20
+    turns (override with ms=/iterations=/rollout_turns=)."""
     if "iterations" not in options:
         options.setdefault("ms", 900)
+    options.setdefault("rollout_turns", 20)
     return ISMCTSAgent(seed=seed, **options)

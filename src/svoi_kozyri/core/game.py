@@ -390,6 +390,7 @@ class Game:
         "deck",
         "n",
         "next_seat",
+        "open_hands",
         "owners",
         "pairs",
         "rules",
@@ -433,6 +434,8 @@ class Game:
         self._cap: int = rules.max_actions_per_hand or 0
         self._face_new_top: bool = rules.after_pickup == "face_new_top"
         self._taker_leads: bool = rules.taker_leads_after_pickup
+        #: Besicovitch: every hand is face up from the deal.
+        self.open_hands: bool = rules.is_besicovitch
         ownmask = [0] * n
         for seat, m in enumerate(own):
             for s in range(4):
@@ -507,6 +510,20 @@ class Game:
         """How many cards a refusal on ``top`` requires before the pile-size cap."""
         self._check_card_seat(top, seat)
         return self._req[seat][top]
+
+    def beat_row(self, seat: int) -> tuple[CardSet, ...]:
+        """``beat_row(seat)[top] == beat_mask(top, seat)`` for every card: the whole
+        table of one seat, for hot loops that would otherwise call :meth:`beat_mask`
+        once per card."""
+        if not 0 <= seat < self.n:
+            raise PositionError(f"no such seat: {seat!r}")
+        return self._beat[seat]
+
+    def pickup_row(self, seat: int) -> tuple[int, ...]:
+        """``pickup_row(seat)[top] == required_pickup(top, seat)`` for every card."""
+        if not 0 <= seat < self.n:
+            raise PositionError(f"no such seat: {seat!r}")
+        return self._req[seat]
 
     def _check_card_seat(self, c: Card, seat: int) -> None:
         if not 0 <= c < NUM_CARDS:
@@ -1182,7 +1199,7 @@ class State:
         """Cards publicly known to be in ``seat``'s hand: a six handed to its owner,
         or a card the seat picked up (a card leaves a hand only face up, and only a
         pickup brings it back, so the last pickup names its holder)."""
-        if self.game.rules.is_besicovitch:
+        if self.game.open_hands:
             return self.hands[seat]
         return (self.origin.known[seat] | self.picked[seat]) & self.hands[seat]
 

@@ -7,6 +7,7 @@ comparable.
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from collections.abc import Callable
@@ -57,6 +58,76 @@ def size_rewards(state: State) -> list[float]:
     return [0.0 if s == most else 1.0 for s in sizes]
 
 
+#: Weights of :func:`evaluate` for the features of :func:`eval_features`, fitted by
+#: ``bench/fit_evaluation.py`` on heuristic self-play (2, 3 and 4 players).
+EVAL_WEIGHTS: tuple[float, ...] = (0.098, -0.105, -0.148, -0.073, 0.030, -0.143)
+
+
+def eval_features(state: State) -> list[list[float]]:
+    """Per seat: hand size, own trumps held, their summed rank (ace = 1), whether
+    the seat acts now, the cards it must pick up now (it faces a top card it cannot
+    beat), and its plain kings and aces.  Only counts, so one set of weights serves
+    every rule variant."""
+    g = state.game
+    out: list[list[float]] = []
+    to_act = state.to_act_seat
+    forced = 0
+    if state.phase == RESPOND:
+        top = state.pile[-1]
+        if not g.beat_row(to_act)[top] & state.hands[to_act]:
+            forced = min(g.pickup_row(to_act)[top], len(state.pile))
+    for i, h in enumerate(state.hands):
+        own = h & g.own_cards(i)
+        rank_sum = 0
+        high = 0
+        m = h
+        while m:
+            low = m & -m
+            c = low.bit_length() - 1
+            m ^= low
+            r = c % 10
+            if own >> c & 1:
+                rank_sum += r
+            elif r >= 8:
+                high += 1
+        me = i == to_act
+        out.append(
+            [
+                float(h.bit_count()),
+                float(own.bit_count()),
+                rank_sum / 9.0,
+                1.0 if me else 0.0,
+                float(forced) if me else 0.0,
+                float(high),
+            ]
+        )
+    return out
+
+
+def evaluate(state: State) -> list[float]:
+    """Estimated per-seat rewards of an unfinished hand (a truncated rollout's
+    leaf): a conditional logit over the players still holding cards,
+    ``P(durak = i) ~ exp(EVAL_WEIGHTS . features_i)``, reward ``1 - P``."""
+    feats = eval_features(state)
+    w = EVAL_WEIGHTS
+    scores: list[float] = []
+    total = 0.0
+    for i, h in enumerate(state.hands):
+        if h:
+            f = feats[i]
+            z = 0.0
+            for k in range(len(w)):
+                z += w[k] * f[k]
+            e = math.exp(min(z, 50.0))
+            scores.append(e)
+            total += e
+        else:
+            scores.append(0.0)
+    if total <= 0.0:
+        return [0.5] * len(scores)
+    return [1.0 - sc / total for sc in scores]
+
+
 def solved_rewards(state: State, value: int) -> list[float]:
     """Per-seat rewards of an open position whose value for the player to act is known."""
     n = state.game.n
@@ -74,8 +145,12 @@ def rollout(
     pol: Policy,
     solver: Solver | None = None,
     endgame_cards: int = 0,
+    max_turns: int = 0,
 ) -> list[float]:
     """Play ``state`` out with ``pol`` (mutating it) and return per-seat rewards.
+    With ``max_turns`` the rollout stops after that many turns and the leaf is
+    scored by :func:`evaluate` (a truncated rollout: cheaper, and less noisy late
+    in a long hand).
     When at most two players hold cards and at most ``endgame_cards`` cards are in
     play (their hands and the pile),
     the exact solver finishes the hand instead (a tiny time budget; if it does not
@@ -84,18 +159,22 @@ def rollout(
     if state.phase == LEAD:  # mid-turn after a tree beat: lead the cheapest card
         p = state.to_act_seat
         state.apply_action(cheapest(state.hands[p], card_costs(state.game)[p], rng))
+    hands = state.hands  # the state's own list: updated in place by every move
     while not state.is_over:
         if solver is not None and endgame_cards:
-            hands = state.hands
-            # the pile counts too: a pickup brings its cards back into play
-            if (
-                sum(1 for h in hands if h) == 2
-                and sum(h.bit_count() for h in hands) + len(state.pile_cards()) <= endgame_cards
-            ):
+            active = 0
+            cards = len(state.pile)  # the pile counts too: a pickup brings cards back
+            for h in hands:
+                if h:
+                    active += 1
+                    cards += h.bit_count()
+            if active == 2 and cards <= endgame_cards:
                 res = solver.solve(state, 0.02)
                 if res.proven:
                     return solved_rewards(state, res.lo)
                 solver = None
+        if max_turns and turns >= max_turns:
+            return evaluate(state)
         if turns >= ROLLOUT_TURNS:
             return size_rewards(state)
         state.push_unchecked(pol(state, rng))

@@ -69,11 +69,13 @@ class ISMCTS:
         rollout_policy: Policy | None = None,
         endgame_cards: int = 10,
         solver: Solver | None = None,
+        rollout_turns: int = 0,
     ) -> None:
         self.rng = rng
         self.c = c
         self.policy = rollout_policy or policy("heuristic")
         self.endgame_cards = endgame_cards
+        self.rollout_turns = rollout_turns
         self.solver = solver or Solver(max_table=200_000)
         self.iterations = 0
 
@@ -118,7 +120,7 @@ class ISMCTS:
             if state.is_over:
                 r = rewards(state)
             else:
-                r = rollout(state, rng, pol, self.solver, self.endgame_cards)
+                r = rollout(state, rng, pol, self.solver, self.endgame_cards, self.rollout_turns)
             for nd, mover in path:
                 nd.visits += 1
                 nd.total += r[mover]
@@ -175,7 +177,9 @@ class ISMCTSAgent(Agent):
     """SO-ISMCTS bot.  Options: ``iterations=N`` or ``ms=M`` (default 1000
     iterations), ``c`` (UCB exploration), ``rollout`` (``heuristic``/``greedy``),
     ``endgame_cards`` (solve rollouts exactly below this many cards, 0: never),
-    ``solver_ms`` (time for the exact solver in open positions)."""
+    ``solver_ms`` (time for the exact solver in open positions), ``rollout_turns``
+    (stop rollouts after this many turns and score the leaf with the fitted
+    evaluation, 0: play every rollout to the end)."""
 
     name = "ismcts"
 
@@ -184,16 +188,17 @@ class ISMCTSAgent(Agent):
         seed: int | None = None,
         iterations: int | None = None,
         ms: float | None = None,
-        c: float = 0.7,
+        c: float | None = None,
         rollout: str = "heuristic",
-        endgame_cards: int = 10,
+        endgame_cards: int | None = None,
         solver_ms: float | None = None,
+        rollout_turns: int | None = None,
         **unknown: Any,
     ) -> None:
         if unknown:
             raise ValueError(
                 f"unknown ismcts option(s) {', '.join(unknown)}; choose from iterations, ms, "
-                "c, rollout, endgame_cards, solver_ms"
+                "c, rollout, endgame_cards, solver_ms, rollout_turns"
             )
         super().__init__(seed)
         if iterations is None and ms is None:
@@ -201,10 +206,15 @@ class ISMCTSAgent(Agent):
         Budget(iterations, ms)  # validate now: bad options fail at construction
         self.iterations = iterations
         self.ms = ms
-        self.c = float(c)
+        self.c = 0.7 if c is None else float(c)
         self.rollout = policy(rollout)
-        self.endgame_cards = int(endgame_cards)
+        # (options default to None, not to a number: mypyc, which compiles this
+        # module, fails on a numeric default next to ``**unknown``)
+        self.endgame_cards = 10 if endgame_cards is None else int(endgame_cards)
         self.solver_ms = solver_ms
+        self.rollout_turns = 0 if rollout_turns is None else int(rollout_turns)
+        if self.rollout_turns < 0:
+            raise ValueError(f"rollout_turns must be 0 or more, not {rollout_turns}")
         self.solver = Solver(max_table=500_000)
 
     def choose(self, obs: Observation) -> Move:
@@ -225,7 +235,9 @@ class ISMCTSAgent(Agent):
             res = self.solver.solve(full, limit)
             if res.move is not None and (res.proven or res.lo >= 0):
                 return res.move
-        search = ISMCTS(self.rng, self.c, self.rollout, self.endgame_cards, self.solver)
+        search = ISMCTS(
+            self.rng, self.c, self.rollout, self.endgame_cards, self.solver, self.rollout_turns
+        )
         root = search.search(obs, budget)
         return search.best_move(obs, root)
 

@@ -26,6 +26,7 @@ def pimc_values(
     pol: Policy,
     solver: Solver | None = None,
     endgame_cards: int = 0,
+    rollout_turns: int = 0,
 ) -> list[tuple[Move, float, int]]:
     """Mean rollout reward of every legal move over sampled deals: one deal per
     round, every move played out once in it (common random deals reduce noise).
@@ -42,7 +43,7 @@ def pimc_values(
         for k, m in enumerate(moves):
             s = world.copy()
             s.push_unchecked(m)
-            r = rollout(s, rng, pol, solver, endgame_cards)
+            r = rollout(s, rng, pol, solver, endgame_cards, rollout_turns)
             totals[k] += r[seat]
             counts[k] += 1
             i += 1
@@ -57,7 +58,9 @@ def pimc_values(
 class PIMCAgent(Agent):
     """Determinized Monte Carlo bot.  Options: ``iterations=N`` (rollouts) or
     ``ms=M`` (default 400 rollouts), ``rollout`` (``heuristic``/``greedy``),
-    ``endgame_cards`` (solve rollouts exactly below this many cards)."""
+    ``endgame_cards`` (solve rollouts exactly below this many cards),
+    ``rollout_turns`` (stop rollouts after this many turns and score the leaf with
+    the fitted evaluation; 0: play them to the end)."""
 
     name = "pimc"
 
@@ -67,13 +70,14 @@ class PIMCAgent(Agent):
         iterations: int | None = None,
         ms: float | None = None,
         rollout: str = "heuristic",
-        endgame_cards: int = 0,
+        endgame_cards: int | None = None,
+        rollout_turns: int | None = None,
         **unknown: Any,
     ) -> None:
         if unknown:
             raise ValueError(
                 f"unknown pimc option(s) {', '.join(unknown)}; choose from iterations, ms, "
-                "rollout, endgame_cards"
+                "rollout, endgame_cards, rollout_turns"
             )
         super().__init__(seed)
         if iterations is None and ms is None:
@@ -82,7 +86,12 @@ class PIMCAgent(Agent):
         self.iterations = iterations
         self.ms = ms
         self.rollout = policy(rollout)
-        self.endgame_cards = int(endgame_cards)
+        # (options default to None, not to a number: mypyc, which compiles this
+        # module, fails on a numeric default next to ``**unknown``)
+        self.endgame_cards = 0 if endgame_cards is None else int(endgame_cards)
+        self.rollout_turns = 0 if rollout_turns is None else int(rollout_turns)
+        if self.rollout_turns < 0:
+            raise ValueError(f"rollout_turns must be 0 or more, not {rollout_turns}")
         self.solver = Solver(max_table=200_000)
 
     def choose(self, obs: Observation) -> Move:
@@ -103,6 +112,7 @@ class PIMCAgent(Agent):
             self.rollout,
             self.solver,
             self.endgame_cards,
+            self.rollout_turns,
         )
         best = max(vals, key=lambda t: (t[1] if t[2] else -1.0, t[2]))
         return best[0]
