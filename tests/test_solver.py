@@ -57,14 +57,14 @@ def random_open(rng: random.Random, game: Game, ncards: int) -> State:
 def test_agrees_with_exhaustive_search_on_many_small_positions() -> None:
     rng = random.Random(1)
     seen = {-1: 0, 0: 0, 1: 0}
-    for i in range(700):
+    for i in range(2500):
         s = random_open(rng, GAMES[i % len(GAMES)], rng.randint(3, 7))
         ref = exhaustive_value(s)
         res = Solver().solve(s, None)
         assert res.proven
         assert res.value == ref, (i, s)
         seen[ref] += 1
-    assert min(seen.values()) > 20  # wins, draws and losses all occur
+    assert min(seen.values()) > 100  # wins, draws and losses all occur
 
 
 def test_shared_table_agrees_too() -> None:
@@ -72,7 +72,7 @@ def test_shared_table_agrees_too() -> None:
     rng = random.Random(2)
     solver = Solver()
     game = GAMES[0]
-    for _ in range(150):
+    for _ in range(500):
         s = random_open(rng, game, rng.randint(4, 7))
         assert solver.solve(s, None).value == exhaustive_value(s)
 
@@ -92,7 +92,7 @@ def test_proven_wins_are_never_lost() -> None:
     ends with the opponent as the loser (no loss, no draw by repetition)."""
     rng = random.Random(7)
     wins = 0
-    for i in range(150):
+    for i in range(400):
         s = random_open(rng, GAMES[i % len(GAMES)], rng.randint(4, 8))
         solver = Solver()
         if solver.solve(s, 5.0).value != 1:
@@ -108,7 +108,7 @@ def test_proven_wins_are_never_lost() -> None:
             s.push(move)
         assert s.result is not None
         assert s.result.loser is not None and s.result.loser != me
-    assert wins > 50
+    assert wins > 130
 
 
 def test_move_values_and_principal_line() -> None:

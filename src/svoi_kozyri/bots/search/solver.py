@@ -360,7 +360,11 @@ class Solver:
                     entry[0] = max(lo0, best)
             elif best < beta:
                 entry[1] = min(hi0, best)
-            decisive = (entry[0] == 1 and best == 1) or (entry[1] == -1 and best == -1)
+            # Decisive only if *this* search proved it: a win or loss that leaned on
+            # the horizon's favourable score, combined with an older proof's bound,
+            # would record a proof depth that is too short (and could make the
+            # solver's "shortest win" walk in a circle).
+            decisive = (best == 1 and (not hz or hm < 0)) or (best == -1 and (not hz or hm > 0))
             if decisive and depth < entry[3]:
                 entry[3] = depth  # forced within ``depth`` plies: keep the shortest proof
         return best, cyc, hz
