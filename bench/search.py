@@ -1,21 +1,31 @@
 """Search speed: ISMCTS simulations per second, PIMC rollouts per second, solver
 nodes per second and the time to solve random two-player positions.
 
-Why a separate script: these numbers feed docs/strength.md and must be
+Why a separate script: these numbers feed docs/performance.md and must be
 reproducible with one command; none of them is asserted in the tests (the CI
-machine's speed varies).  Run with ``nice`` on a shared machine::
+machine's speed varies).  ``--reference`` also runs the same benchmark on the
+pure-Python build of the same sources (a copy without the compiled modules) in
+the same run and prints the ratio, so the figure does not depend on the machine::
 
-    nice .venv/bin/python bench/search.py               # everything, about a minute
-    nice .venv/bin/python bench/search.py --part solver --cards 12 16 --positions 9
+    .venv/bin/python bench/search.py --part ismcts --seconds 4 --reference
+    .venv/bin/python bench/search.py --part solver --cards 12 16 20 --positions 9
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
+import re
+import shutil
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
+from pathlib import Path
 
+import svoi_kozyri
 from svoi_kozyri.bots.search.common import Budget, policy
 from svoi_kozyri.bots.search.ismcts import ISMCTS
 from svoi_kozyri.bots.search.pimc import pimc_values
@@ -107,6 +117,29 @@ def bench_solver(cards_list: list[int], positions: int, limit: float) -> None:
         )
 
 
+def _ismcts_figures(out: str) -> dict[str, float]:
+    """``setting -> simulations/s`` from the ISMCTS lines of this script's output."""
+    found = re.findall(r"^(ismcts [^:]*): (\d+) simulations/s", out, re.M)
+    return {k: float(v) for k, v in found}
+
+
+def reference(seconds: float) -> None:
+    """Run the ISMCTS part compiled and on a pure-Python copy of the same sources,
+    one after the other in this run, and print both with their ratio."""
+    src = Path(svoi_kozyri.__file__).resolve().parent
+    args = [sys.executable, __file__, "--part", "ismcts", "--seconds", str(seconds)]
+    compiled = subprocess.run(args, capture_output=True, text=True, check=True).stdout
+    with tempfile.TemporaryDirectory() as tmp:
+        shutil.copytree(src, Path(tmp) / "svoi_kozyri", ignore=shutil.ignore_patterns("*.so"))
+        env = dict(os.environ, PYTHONPATH=tmp)
+        pure = subprocess.run(args, capture_output=True, text=True, check=True, env=env).stdout
+    a, b = _ismcts_figures(compiled), _ismcts_figures(pure)
+    print(f"{'setting':<62} {'compiled':>9} {'pure':>7} {'ratio':>6}")
+    for key, v in a.items():
+        w = b.get(key, float("nan"))
+        print(f"{key:<62} {v:>9.0f} {w:>7.0f} {v / w:>6.2f}")
+
+
 def main() -> None:
     """Parse the options and run the chosen parts."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -115,7 +148,15 @@ def main() -> None:
     ap.add_argument("--cards", type=int, nargs="+", default=[12, 16, 20])
     ap.add_argument("--positions", type=int, default=7, help="positions per card count")
     ap.add_argument("--limit", type=float, default=5.0, help="solver cap per position (s)")
+    ap.add_argument(
+        "--reference",
+        action="store_true",
+        help="also run the ISMCTS part on the pure-Python build and print the ratios",
+    )
     a = ap.parse_args()
+    if a.reference:
+        reference(a.seconds)
+        return
     if a.part in ("all", "ismcts"):
         bench_ismcts(a.seconds, "heuristic", 10)
         bench_ismcts(a.seconds, "heuristic", 0)

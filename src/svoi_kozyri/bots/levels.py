@@ -9,8 +9,8 @@ level      bot                                                         time/move
 =========  ==========================================================  ===========
 easy       greedy: beat with the cheapest card, lead the cheapest        < 1 ms
 medium     heuristic: card counting and rules of thumb (bots/heuristic)  < 1 ms
-hard       PIMC, 150 heuristic rollouts over sampled deals, solver       ~0.1-0.2 s
-           in open positions
+hard       PIMC, 150 heuristic rollouts over sampled deals, truncated    ~5-30 ms
+           after 20 turns; exact solver (30 ms) in open positions
 expert     SO-ISMCTS, 900 ms per move, heuristic rollouts truncated      <= ~1 s
            after 20 turns and scored by the fitted evaluation, exact
            solver in open positions and for small rollout endgames
@@ -32,7 +32,7 @@ from .search.pimc import PIMCAgent
 LEVELS: dict[str, str] = {
     "easy": "greedy",
     "medium": "heuristic",
-    "hard": "pimc:iterations=150",
+    "hard": "pimc:iterations=150,rollout_turns=20,solver_ms=30",
     "expert": "ismcts:ms=900,rollout_turns=20",
 }
 
@@ -48,9 +48,12 @@ def medium(seed: int | None = None, **options: Any) -> Agent:
 
 
 def hard(seed: int | None = None, **options: Any) -> Agent:
-    """The hard level: PIMC with 150 rollouts per move (override with iterations=/ms=)."""
+    """The hard level: PIMC with 150 rollouts per move, truncated after 20 turns, and
+    30 ms of exact solving in open positions (each overridable by its option)."""
     if "ms" not in options:
         options.setdefault("iterations", 150)
+    options.setdefault("rollout_turns", 20)
+    options.setdefault("solver_ms", 30)
     return PIMCAgent(seed=seed, **options)
 
 
