@@ -95,6 +95,25 @@ def test_search_statistics_and_budget() -> None:
     assert timed.iterations >= 1
 
 
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("ismcts:c=abc", "option c must be a number"),
+        ("expert:ms=abc", "option ms must be a number"),
+        ("hard:solver_ms=-5", "option solver_ms must be positive"),
+        ("ismcts:rollout_turns=1.5", "option rollout_turns must be a whole number"),
+        ("pimc:endgame_cards=x", "option endgame_cards must be a whole number"),
+        ("pimc:rollout=3", "option rollout must be a name"),
+        ("expert:iterations=0", "option iterations must be at least 1"),
+        ("greedy:depth=3", "bad options in bot spec 'greedy:depth=3'"),
+    ],
+)
+def test_bad_option_values_are_named(spec: str, message: str) -> None:
+    # the agents are compiled: a wrong type must still get our message, not mypyc's
+    with pytest.raises(ValueError, match=message):
+        make_agent(spec)
+
+
 def test_bad_options_are_refused() -> None:
     with pytest.raises(ValueError, match="unknown ismcts option"):
         make_agent("ismcts:iteratoins=5")

@@ -82,7 +82,8 @@ def _resolve(name: str) -> Any:
 
 def make_agent(spec: str, seed: int | None = None) -> Agent:
     """Build an agent from ``name`` or ``name:key=value,key=value``
-    (e.g. ``ismcts:iterations=2000``).  Unknown names raise ``ValueError``."""
+    (e.g. ``ismcts:iterations=2000``).  Unknown names and bad options raise
+    ``ValueError`` with a message naming them."""
     name, _, opts = spec.strip().partition(":")
     name = name.lower()
     if name not in REGISTRY:
@@ -97,7 +98,10 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
         factory = _resolve(name)
     except (ImportError, AttributeError) as e:
         raise ValueError(f"bot {name!r} is not available: {e}") from None
-    agent = factory(seed=seed, **kwargs)
+    try:
+        agent = factory(seed=seed, **kwargs)
+    except TypeError as e:  # an option the bot's constructor does not take
+        raise ValueError(f"bad options in bot spec {spec!r}: {e}") from None
     if not isinstance(agent, Agent):
         raise TypeError(f"{spec!r} did not build an Agent")
     return agent

@@ -182,6 +182,37 @@ def rollout(
     return rewards(state)
 
 
+def int_option(name: str, value: object, default: int, minimum: int) -> int:
+    """A whole-number bot option (``None``: ``default``), refused with a message that
+    names it.  Options arrive as ``object`` because the agents are compiled: a typed
+    parameter would fail with mypyc's bare TypeError, naming no option."""
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"option {name} must be a whole number, not {value!r}")
+    if value < minimum:
+        raise ValueError(f"option {name} must be at least {minimum}, not {value}")
+    return value
+
+
+def float_option(name: str, value: object) -> float | None:
+    """A positive number option (``None`` if not given), refused with a clear message."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"option {name} must be a number, not {value!r}")
+    if not value > 0:
+        raise ValueError(f"option {name} must be positive, not {value}")
+    return float(value)
+
+
+def str_option(name: str, value: object) -> str:
+    """A text option, refused with a clear message if it is not text."""
+    if not isinstance(value, str):
+        raise ValueError(f"option {name} must be a name, not {value!r}")
+    return value
+
+
 class Budget:
     """A search budget: a number of iterations, or milliseconds of wall time."""
 

@@ -34,10 +34,13 @@ from .common import (
     Budget,
     Policy,
     check_observation,
+    float_option,
+    int_option,
     move_of_steps,
     policy,
     rewards,
     rollout,
+    str_option,
 )
 from .solver import Solver, open_state
 
@@ -186,13 +189,13 @@ class ISMCTSAgent(Agent):
     def __init__(
         self,
         seed: int | None = None,
-        iterations: int | None = None,
-        ms: float | None = None,
-        c: float | None = None,
-        rollout: str = "heuristic",
-        endgame_cards: int | None = None,
-        solver_ms: float | None = None,
-        rollout_turns: int | None = None,
+        iterations: object = None,
+        ms: object = None,
+        c: object = None,
+        rollout: object = "heuristic",
+        endgame_cards: object = None,
+        solver_ms: object = None,
+        rollout_turns: object = None,
         **unknown: Any,
     ) -> None:
         if unknown:
@@ -201,20 +204,19 @@ class ISMCTSAgent(Agent):
                 "c, rollout, endgame_cards, solver_ms, rollout_turns"
             )
         super().__init__(seed)
-        if iterations is None and ms is None:
-            iterations = 1000
-        Budget(iterations, ms)  # validate now: bad options fail at construction
-        self.iterations = iterations
-        self.ms = ms
-        self.c = 0.7 if c is None else float(c)
-        self.rollout = policy(rollout)
-        # (options default to None, not to a number: mypyc, which compiles this
-        # module, fails on a numeric default next to ``**unknown``)
-        self.endgame_cards = 10 if endgame_cards is None else int(endgame_cards)
-        self.solver_ms = solver_ms
-        self.rollout_turns = 0 if rollout_turns is None else int(rollout_turns)
-        if self.rollout_turns < 0:
-            raise ValueError(f"rollout_turns must be 0 or more, not {rollout_turns}")
+        # (options are ``object`` and default to None: see ``int_option``)
+        self.ms = float_option("ms", ms)
+        self.iterations = (
+            None
+            if iterations is None and self.ms is not None
+            else int_option("iterations", iterations, 1000, 1)
+        )
+        c_opt = float_option("c", c)
+        self.c = 0.7 if c_opt is None else c_opt
+        self.rollout = policy(str_option("rollout", rollout))
+        self.endgame_cards = int_option("endgame_cards", endgame_cards, 10, 0)
+        self.solver_ms = float_option("solver_ms", solver_ms)
+        self.rollout_turns = int_option("rollout_turns", rollout_turns, 0, 0)
         self.solver = Solver(max_table=500_000)
 
     def choose(self, obs: Observation) -> Move:

@@ -15,7 +15,16 @@ from typing import Any
 
 from ...core import Move, Observation, determinize
 from ..base import Agent
-from .common import Budget, Policy, check_observation, policy, rollout
+from .common import (
+    Budget,
+    Policy,
+    check_observation,
+    float_option,
+    int_option,
+    policy,
+    rollout,
+    str_option,
+)
 from .solver import Solver, open_state
 
 
@@ -68,12 +77,12 @@ class PIMCAgent(Agent):
     def __init__(
         self,
         seed: int | None = None,
-        iterations: int | None = None,
-        ms: float | None = None,
-        rollout: str = "heuristic",
-        endgame_cards: int | None = None,
-        rollout_turns: int | None = None,
-        solver_ms: float | None = None,
+        iterations: object = None,
+        ms: object = None,
+        rollout: object = "heuristic",
+        endgame_cards: object = None,
+        rollout_turns: object = None,
+        solver_ms: object = None,
         **unknown: Any,
     ) -> None:
         if unknown:
@@ -82,19 +91,17 @@ class PIMCAgent(Agent):
                 "rollout, endgame_cards, rollout_turns, solver_ms"
             )
         super().__init__(seed)
-        if iterations is None and ms is None:
-            iterations = 400
-        Budget(iterations, ms)
-        self.iterations = iterations
-        self.ms = ms
-        self.rollout = policy(rollout)
-        # (options default to None, not to a number: mypyc, which compiles this
-        # module, fails on a numeric default next to ``**unknown``)
-        self.endgame_cards = 0 if endgame_cards is None else int(endgame_cards)
-        self.rollout_turns = 0 if rollout_turns is None else int(rollout_turns)
-        if self.rollout_turns < 0:
-            raise ValueError(f"rollout_turns must be 0 or more, not {rollout_turns}")
-        self.solver_ms = solver_ms
+        # (options are ``object`` and default to None: see ``int_option``)
+        self.ms = float_option("ms", ms)
+        self.iterations = (
+            None
+            if iterations is None and self.ms is not None
+            else int_option("iterations", iterations, 400, 1)
+        )
+        self.rollout = policy(str_option("rollout", rollout))
+        self.endgame_cards = int_option("endgame_cards", endgame_cards, 0, 0)
+        self.rollout_turns = int_option("rollout_turns", rollout_turns, 0, 0)
+        self.solver_ms = float_option("solver_ms", solver_ms)
         self.solver = Solver(max_table=200_000)
 
     def choose(self, obs: Observation) -> Move:
