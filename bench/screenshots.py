@@ -122,9 +122,13 @@ def main(argv: list[str] | None = None) -> int:
     from playwright.sync_api import sync_playwright
 
     args.out.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory() as tmp, ServerProcess(
-        f"sqlite:///{tmp}/shots.db", seed=7, log_path=Path(tmp) / "server.log"
-    ) as srv, sync_playwright() as p:
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        ServerProcess(
+            f"sqlite:///{tmp}/shots.db", seed=7, log_path=Path(tmp) / "server.log"
+        ) as srv,
+        sync_playwright() as p,
+    ):
         browser = p.chromium.launch(executable_path=chromium, args=ARGS)
         for lang in args.lang or ["en", "ru"]:
             for size in args.size or sorted(SIZES):

@@ -44,8 +44,8 @@ def test_pips_stay_clear_of_the_corner_indices() -> None:
     # the index occupies x < 32 (top left) and x > 88 (bottom right, mirrored)
     for rank, pips in svg._PIPS.items():
         for x, y in pips:
-            assert 32 < x - 10 and x + 10 < 88, (rank, x, y)
-            assert 12 < y - 10 and y + 10 < svg.CARD_HEIGHT - 12, (rank, x, y)
+            assert x - 10 > 32 and x + 10 < 88, (rank, x, y)
+            assert y - 10 > 12 and y + 10 < svg.CARD_HEIGHT - 12, (rank, x, y)
 
 
 def test_court_cards_are_portraits_and_differ_by_rank() -> None:

@@ -106,7 +106,9 @@ function Pile({ view, readOnly, showPile, setShowPile }) {
   if (hand.pickup_count && !hand.result && hand.to_act !== null) {
     if (hand.to_act === view.viewer && take.length) {
       cost = html`<div id="pickup-cost" class="cost mine">
-        <span>${t("table.refusal", { count: hand.pickup_count, cards: take.map(shortName).join(" ") })}</span>
+        <span>${take.length <= 6
+          ? t("table.refusal", { count: take.length, cards: take.map(shortName).join(" ") })
+          : t("table.refusalMany", { count: take.length })}</span>
         <span class="window">${hand.pile.slice(-(take.length + 1)).map((c, i, arr) =>
           html`<${MiniCard} card=${c} cls=${i === 0 && arr.length > take.length ? "below" : "taken"} />`,
         )}</span>
@@ -260,7 +262,7 @@ function Log({ view }) {
   }
   return html`<section class="panel log-panel" aria-label=${t("table.turns")}>
     <h2>${t("table.turns")}${hand ? ` · ${t("table.handNo", { n: hand.number })}` : ""}</h2>
-    <ol class="log" id="log" ref=${list}>${items}</ol>
+    <ol class="log" id="log" ref=${list} tabindex="0" aria-label=${t("table.turns")}>${items}</ol>
   </section>`;
 }
 
