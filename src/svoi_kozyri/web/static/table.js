@@ -10,7 +10,6 @@ import {
   cardName,
   clickAction,
   describeMove,
-  isRed,
   outOrder,
   parseLegal,
   pickupCards,
@@ -31,10 +30,6 @@ function Suits({ suits }) {
   return html`<span class="suits">${[...suits].map(
     (s) => html`<span class=${"suit" + ("HD".includes(s) ? " red" : "")} aria-label=${t(`card.suit.${s}`)}>${SUIT_SYMBOLS[s]}</span>`,
   )}</span>`;
-}
-
-function CardText({ card }) {
-  return html`<span class=${"cardtext" + (isRed(card) ? " red" : "")}>${shortName(card)}</span>`;
 }
 
 function MiniCard({ card, cls = "", label }) {
