@@ -105,9 +105,10 @@ def _create(page: Any, name: str, seats: list[str], length: int = 1) -> None:
     page.wait_for_selector("#table")
 
 
-def _log_len(page: Any) -> int:
-    n: int = page.locator("#log li").count()
-    return n
+def _version(page: Any) -> str:
+    # the table's version grows with every stored event: a move, a deal
+    v: str = page.get_attribute("#table", "data-version")
+    return v
 
 
 def _click_card(card: Any) -> None:
@@ -115,16 +116,16 @@ def _click_card(card: Any) -> None:
     card.click(position={"x": 8, "y": 30})
 
 
-def _wait_progress(page: Any, before: int) -> None:
+def _wait_progress(page: Any, before: str) -> None:
     page.wait_for_function(
-        f"document.querySelectorAll('#log li').length > {before}"
+        f"document.querySelector('#table').dataset.version !== '{before}'"
         " || document.querySelector('#hand-over, #session-over')"
     )
 
 
 def _take_turn(page: Any) -> None:
     """One turn by clicking: the first legal card (and a lead after a beat) or pick up."""
-    before = _log_len(page)
+    before = _version(page)
     legal = page.locator("#hand .card.legal")
     if legal.count():
         _click_card(legal.first)
@@ -138,7 +139,7 @@ def _take_turn(page: Any) -> None:
 
 def _take_turn_by_keyboard(page: Any) -> None:
     """One turn without the mouse: arrows to a playable card, Enter; P to pick up."""
-    before = _log_len(page)
+    before = _version(page)
     if page.locator("#hand .card.legal").count():
         page.keyboard.press("ArrowRight")
         focused = page.evaluate("document.activeElement.dataset.card")
@@ -363,7 +364,7 @@ def test_the_table_in_russian_has_no_english_left(browser: Any, server: ServerPr
                 assert not [p for p in phrases if p in chunk]
             seen += 1
             if page.locator("#hand .card.selected").count():
-                before = _log_len(page)
+                before = _version(page)
                 _click_card(page.locator("#hand .card.legal:not(.selected)").first)
                 _wait_progress(page, before)
                 continue
@@ -425,9 +426,10 @@ def test_accessibility_of_lobby_and_table(
             "els => els.map(e => e.getAttribute('aria-label'))"
         )
     )
-    while _wait_turn_or_end(page) == "turn":
-        _take_turn(page)
-    assert _axe(page) == []  # the end-of-hand banner
+    if size == DESKTOP:
+        while _wait_turn_or_end(page) == "turn":
+            _take_turn(page)
+        assert _axe(page) == []  # the end-of-hand banner
     assert not page.errors
     page.context.close()
 

@@ -224,6 +224,7 @@ export function Lobby() {
 
   return html`<div class="lobby">
     <section class="panel hero">
+      <div class="hero-fan" aria-hidden="true">${["6S", "QH", "AS", "KD", "JC"].map((c) => html`<img src=${`/cards/${c}.svg`} alt="" />`)}</div>
       <h1>${t("lobby.welcome")}</h1>
       <p>${t("lobby.intro")}</p>
       <div class="hero-row">

@@ -495,7 +495,7 @@ export function Table({ view, tableId, conn = "connected", send = () => {}, read
   const places = seatPlaces(view.seats.length, view.viewer);
   const waiting = view.seats.some((s) => !s.taken);
   const me = view.viewer !== null ? view.seats[view.viewer] : null;
-  return html`<div class="table-page" id="table" ref=${root} data-players=${view.seats.length}>
+  return html`<div class="table-page" id="table" ref=${root} data-players=${view.seats.length} data-version=${view.version}>
     <${TableHead} view=${view} tableId=${tableId} conn=${conn} readOnly=${readOnly} tokenQuery=${tokenQuery} />
     ${flash ? html`<div class="flash" id="flash" role="alert">${flash}</div>` : null}
     <div class="felt" role="region" aria-label=${t("table.label")}>
