@@ -156,7 +156,7 @@ function Status({ view, readOnly, selectedBeat }) {
 // ---------------------------------------------------------------- your hand
 
 function handMetrics(width, n, phone) {
-  const w = phone ? 62 : 84;
+  const w = phone ? 62 : 80;
   if (n <= 1) return { w, step: w, rows: [n] };
   const fit = (count) => (width - w - 8) / Math.max(1, count - 1);
   const minStep = w * 0.36;
