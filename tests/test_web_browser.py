@@ -84,6 +84,7 @@ def _page(
         has_touch=size == PHONE,
     )
     ctx.add_init_script(COUNT_FLIGHTS)
+    ctx.touch = size == PHONE  # the phone is played by touch
     page = ctx.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
@@ -112,8 +113,11 @@ def _version(page: Any) -> str:
 
 
 def _click_card(card: Any) -> None:
-    # a fanned card shows its left strip (with the index); click there, as a player would
-    card.click(position={"x": 8, "y": 30})
+    # a fanned card shows its left strip (with the index); touch or click there
+    if card.page.context.__dict__.get("touch"):
+        card.tap(position={"x": 8, "y": 30})
+    else:
+        card.click(position={"x": 8, "y": 30})
 
 
 def _wait_progress(page: Any, before: str) -> None:
@@ -132,6 +136,8 @@ def _take_turn(page: Any) -> None:
         if page.locator("#hand .card.selected").count():
             assert "2" in page.inner_text("#step")  # step 2 of 2 is shown
             _click_card(page.locator("#hand .card.legal:not(.selected)").first)
+    elif page.context.__dict__.get("touch"):
+        page.tap("#pickup-btn")
     else:
         page.click("#pickup-btn")
     _wait_progress(page, before)
@@ -259,6 +265,36 @@ def test_play_now_in_one_click_and_the_name_is_remembered(
     page.goto(page.url.split("#")[0] + "#/")
     page.wait_for_selector("#play-now")
     assert page.input_value("#player-name") == "Zoe"
+    assert not page.errors
+    page.context.close()
+
+
+def test_turn_clock_sounds_switch_and_hint(browser: Any, server: ServerProcess) -> None:
+    page = _page(browser, server)
+    assert page.get_attribute("#sound-toggle", "aria-pressed") == "false"  # off by default
+    page.click("#sound-toggle")
+    assert page.evaluate("localStorage.getItem('sk.sound')") == "on"
+    bot = page.evaluate("fetch('/api/bots').then(r => r.json())")["default"]
+    page.fill("#player-name", "Tim")
+    page.click("#new-table summary")
+    page.select_option("#seat-1", f"bot:{bot}")
+    page.select_option("#turn_timer", "60")
+    page.select_option("#bot_delay", "0")
+    page.click("#create-btn")
+    page.wait_for_selector("#status.mine")
+    clock = page.locator("#clock")
+    assert clock.count() == 1 and clock.get_attribute("role") == "timer"
+    assert re.search(r"\d+ s", clock.inner_text())
+    page.click("#hint-btn")
+    page.wait_for_selector("#hint-text")
+    hint = page.inner_text("#hint-text")
+    assert hint.startswith("Hint: ") and re.search(r"lead|beat|pick up", hint)
+    assert page.locator("#hand .card.hinted").count() >= 1 or "pick up" in hint
+    # the settings are remembered for the next table
+    page.goto(server.base + "/")
+    page.wait_for_selector("#play-now")
+    page.click("#new-table summary")
+    assert page.input_value("#turn_timer") == "60"
     assert not page.errors
     page.context.close()
 

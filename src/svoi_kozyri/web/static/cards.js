@@ -120,6 +120,15 @@ export function describeMove(entry, who, t) {
   return text;
 }
 
+/** A suggested move as an instruction: "beat with 10♥, then lead Q♠". */
+export function describeHint(move, t) {
+  const w = move.split(" ");
+  if (w[0] === "lead") return t("hint.lead", { card: shortName(w[1]) });
+  if (w[0] === "beat" && w.length === 4) return t("hint.beatLead", { beat: shortName(w[1]), lead: shortName(w[3]) });
+  if (w[0] === "beat") return t("hint.beatOut", { beat: shortName(w[1]) });
+  return t("hint.pickup");
+}
+
 /** The result of a hand from the viewer's side: "You lose", "Ann loses", "Draw…". */
 export function resultText(result, names, viewer, t) {
   if (!result) return "";

@@ -9,6 +9,7 @@ import {
   SUIT_SYMBOLS,
   cardName,
   clickAction,
+  describeHint,
   describeMove,
   outOrder,
   parseLegal,
@@ -232,7 +233,7 @@ function Actions({ view, readOnly, selectedBeat, cancel, send, hint, askHint }) 
     ${myTurn && pickup ? html`<button id="pickup-btn" class="danger" aria-keyshortcuts="P" onClick=${() => send("pickup")}>${t("table.pickup", { count: hand.pickup_count })}</button>` : null}
     ${selectedBeat ? html`<button id="cancel-btn" aria-keyshortcuts="Escape" onClick=${cancel}>${t("table.cancel")}</button>` : null}
     ${myTurn ? html`<button id="hint-btn" aria-keyshortcuts="H" onClick=${askHint}>${t("table.hint")}</button>` : null}
-    ${hint ? html`<span class="hint-text" id="hint-text">${t("table.hintIs", { move: hint.split(" ").map((w) => (/^[0-9JQKA]+[SHDC]$/.test(w) ? shortName(w) : w)).join(" ") })}</span>` : null}
+    ${hint ? html`<span class="hint-text" id="hint-text">${t("table.hintIs", { move: describeHint(hint, t) })}</span>` : null}
   </div>`;
 }
 
