@@ -318,6 +318,7 @@ function Banner({ view, tableId, readOnly, tokenQuery }) {
       <strong>${t("banner.handOver", { n: hand.number })}</strong>
       <div class="big">${resultText(hand.result, nm, view.viewer, t)}</div>
       ${orderList}
+      <div class="small" id="banner-score">${t("table.score")}: ${view.seats.map((x) => `${nm[x.seat]} ${(s.mode === "losses" ? s.losses : s.points)[x.seat]}`).join(" · ")}</div>
       ${readOnly ? null : html`<div class="small">${view.hand_pause_s ? html`<${Countdown} seconds=${view.hand_pause_s} />` : t("banner.nextSoon")}</div>`}
     </div>`;
   }
@@ -417,9 +418,22 @@ function useMotion(view, root, readOnly) {
       msgs.push(t("announce.yourTurn"));
       sound("turn");
     }
-    if (msgs.length) setAnnounce(msgs.join(". "));
+    if (msgs.length) setAnnounce(msgs.join(" · "));
   }, [view]);
   return announce;
+}
+
+// Announcements (pickups, going out, your turn) shown over the felt for a moment
+// and read by screen readers from the same live region.
+function Toast({ text }) {
+  const [shown, setShown] = useState(false);
+  useEffect(() => {
+    if (!text) return undefined;
+    setShown(true);
+    const id = setTimeout(() => setShown(false), 2200);
+    return () => clearTimeout(id);
+  }, [text]);
+  return html`<div class=${"toast" + (shown && text ? " shown" : "")} aria-live="polite" id="announce">${text}</div>`;
 }
 
 // ---------------------------------------------------------------- the table
@@ -527,6 +541,6 @@ export function Table({ view, tableId, conn = "connected", send = () => {}, read
       <${Log} view=${view} />
       ${readOnly ? null : html`<p class="small keys">${t("table.keys")}</p>`}
     </div>
-    <div class="sr-only" aria-live="polite" id="announce">${announce}</div>
+    <${Toast} text=${announce} />
   </div>`;
 }
