@@ -299,6 +299,25 @@ def test_turn_clock_sounds_switch_and_hint(browser: Any, server: ServerProcess) 
     page.context.close()
 
 
+def test_the_form_builds_an_open_besicovitch_table(browser: Any, server: ServerProcess) -> None:
+    page = _page(browser, server)
+    page.fill("#player-name", "Abe")
+    page.click("#new-table summary")
+    labels = page.locator("#rule-variant option").all_inner_texts()
+    assert any("Besicovitch" in x for x in labels) and any("(default)" in x for x in labels)
+    page.select_option("#rule-variant", label=next(x for x in labels if "Besicovitch" in x))
+    assert page.input_value("#players") == "2" and page.is_disabled("#players")
+    # the variant's own defaults are shown: whole-pile pickups
+    assert "(default)" in page.locator("#rule-pickup_rule option:checked").inner_text()
+    page.select_option("#bot_delay", "0")
+    page.click("#create-btn")
+    page.wait_for_selector("#table")
+    page.wait_for_selector(".seat .open-hand img")  # the open game: the bot's hand is shown
+    assert page.locator(".seat").count() == 1
+    assert not page.errors
+    page.context.close()
+
+
 def test_two_players_join_by_invite_and_reload_keeps_the_seat(
     browser: Any, server: ServerProcess
 ) -> None:
