@@ -75,7 +75,7 @@ def shoot(base: str, out: Path, lang: str, size: str, browser: Any) -> list[Path
     # a table against three bots, bots instant, so the shots come quickly
     page.click("#new-table summary")
     page.select_option("#bot_delay", "0")
-    page.fill("#length", "1")
+    page.fill("#length", "2")  # the first hand's end shows the countdown to the next
     page.click("#create-btn")
     page.wait_for_selector("#table")
     _wait_my_turn(page)
@@ -96,7 +96,7 @@ def shoot(base: str, out: Path, lang: str, size: str, browser: Any) -> list[Path
     while _wait_my_turn(page, 60_000):
         _take_turn(page)
     page.wait_for_selector("#hand-over, #session-over")
-    page.wait_for_timeout(300)
+    page.wait_for_timeout(600)
     snap("hand-over")
     table_id = page.url.split("#/t/")[1]
     page.goto(f"{base}/#/r/{table_id}")
