@@ -40,6 +40,16 @@ def test_card_accepts_a_card_value_size_and_trump_edge() -> None:
         svg.card("1X")
 
 
+def test_russian_corner_letters() -> None:
+    texts = lambda doc: [t.text for t in _tree(doc).iter(NS + "text")]  # noqa: E731
+    assert texts(svg.card("QS", letters="ru")) == ["Д", "Д"]
+    assert texts(svg.card("AH", letters="ru")) == ["Т", "Т"]
+    assert texts(svg.card("JC", letters="ru")) == ["В", "В"]
+    assert texts(svg.card("10D", letters="ru")) == ["10", "10"]
+    with pytest.raises(ValueError):
+        svg.card("QS", letters="xx")
+
+
 def test_pips_stay_clear_of_the_corner_indices() -> None:
     # the index occupies x < 32 (top left) and x > 88 (bottom right, mirrored)
     for rank, pips in svg._PIPS.items():

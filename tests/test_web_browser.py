@@ -418,6 +418,7 @@ def test_the_table_in_russian_has_no_english_left(browser: Any, server: ServerPr
                 words = set(re.findall(r"[A-Za-z]{3,}", chunk)) - KEY_NAMES
                 assert not words, words
                 assert not [p for p in phrases if p in chunk]
+                assert not re.search(r"[JQKA][♠♥♦♣]", chunk)  # Д♠, not Q♠
             seen += 1
             if page.locator("#hand .card.selected").count():
                 before = _version(page)

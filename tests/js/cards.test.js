@@ -107,6 +107,14 @@ test("moves and results read as sentences, with 'you' for the viewer", () => {
   assert.equal(seatDisplayName({ ...seat, taken: false }, 1, t), "free seat");
 });
 
+test("court letters follow the language", () => {
+  const ru = (key) => ({ "card.short.Q": "Д", "card.short.A": "Т" })[key] ?? key;
+  assert.equal(shortName("QS", ru), "Д♠");
+  assert.equal(shortName("AH", ru), "Т♥");
+  assert.equal(shortName("10D", ru), "10♦");
+  assert.equal(shortName("QS"), "Q♠");
+});
+
 test("a hint reads as an instruction", () => {
   assert.equal(describeHint("beat 10H lead QS", t), "beat with 10♥, then lead Q♠");
   assert.equal(describeHint("lead 6D", t), "lead 6♦");

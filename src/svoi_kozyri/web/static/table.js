@@ -3,7 +3,7 @@
 // the actions, the log and the score.  It only ever renders the view the
 // server built for this viewer (docs/protocol.md: TableView).
 import { html, useEffect, useLayoutEffect, useRef, useState } from "./html.js";
-import { t } from "./i18n.js";
+import { language, t } from "./i18n.js";
 import {
   LETTERS,
   SUIT_SYMBOLS,
@@ -25,7 +25,8 @@ import {
 import { fly, sound, sweep } from "./motion.js";
 import { store } from "./store.js";
 
-const cardSrc = (card) => `/cards/${card}.svg`;
+// Russian packs print В Д К Т in the corners of the courts and the ace
+const cardSrc = (card) => `/cards/${card}.svg${language() === "ru" ? "?letters=ru" : ""}`;
 
 function Suits({ suits }) {
   return html`<span class="suits">${[...suits].map(
@@ -34,7 +35,7 @@ function Suits({ suits }) {
 }
 
 function MiniCard({ card, cls = "", label }) {
-  return html`<img class=${"mini " + cls} src=${cardSrc(card)} alt=${label || cardName(card, t)} title=${shortName(card)} draggable="false" />`;
+  return html`<img class=${"mini " + cls} src=${cardSrc(card)} alt=${label || cardName(card, t)} title=${shortName(card, t)} draggable="false" />`;
 }
 
 function names(view) {
@@ -103,7 +104,7 @@ function Pile({ view, readOnly, showPile, setShowPile }) {
     if (hand.to_act === view.viewer && take.length) {
       cost = html`<div id="pickup-cost" class="cost mine">
         <span>${take.length <= 6
-          ? t("table.refusal", { count: take.length, cards: take.map(shortName).join(" ") })
+          ? t("table.refusal", { count: take.length, cards: take.map((c) => shortName(c, t)).join(" ") })
           : t("table.refusalMany", { count: take.length })}</span>
         <span class="window">${hand.pile.slice(-(take.length + 1)).map((c, i, arr) =>
           html`<${MiniCard} card=${c} cls=${i === 0 && arr.length > take.length ? "below" : "taken"} />`,
@@ -146,8 +147,8 @@ function Status({ view, readOnly, selectedBeat }) {
   if (mine) {
     let detail;
     if (hand.mode === "free") detail = t("table.leadAny");
-    else if (selectedBeat) detail = t("table.step2", { beat: shortName(selectedBeat), top: shortName(hand.top) });
-    else detail = t("table.step1", { top: shortName(hand.top) });
+    else if (selectedBeat) detail = t("table.step2", { beat: shortName(selectedBeat, t), top: shortName(hand.top, t) });
+    else detail = t("table.step1", { top: shortName(hand.top, t) });
     return html`<div class="status mine" id="status"><strong>${t("table.yourTurn")}</strong> <span id="step">${detail}</span></div>`;
   }
   const who = nm[hand.to_act];
@@ -250,7 +251,7 @@ function Log({ view }) {
   if (hand) {
     if (!hand.log_start)
       for (const [card, from, to] of hand.transfers)
-        items.push(html`<li class="muted"><span class="n"></span>${t("log.transfer", { from: nm[from], card: shortName(card), to: nm[to] })}</li>`);
+        items.push(html`<li class="muted"><span class="n"></span>${t("log.transfer", { from: nm[from], card: shortName(card, t), to: nm[to] })}</li>`);
     hand.log.forEach((e, i) => {
       items.push(html`<li data-move=${e.move}><span class="n">${hand.log_start + i + 1}</span><span class=${e.move === "pickup" ? "pickup" : ""}>${describeMove(e, nm[e.seat], t)}</span></li>`);
     });
