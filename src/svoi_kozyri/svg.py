@@ -28,6 +28,7 @@ from .core import (
     SUIT_SYMBOLS,
     SUITS,
     Card,
+    Observation,
     State,
     display_order,
     observe,
@@ -496,7 +497,9 @@ def _place(
     return wrapper
 
 
-def position(state: State, viewer: int | None = None, *, size: float | None = None) -> SvgImage:
+def position(
+    state: State | Observation, viewer: int | None = None, *, size: float | None = None
+) -> SvgImage:
     """The table of ``state`` as ``viewer`` sees it (``None``: a spectator, who sees
     only public cards): seats around a felt table in play order with ``viewer`` at the
     bottom, each seat's name and own suits, its hand face up where the viewer may see
@@ -504,8 +507,13 @@ def position(state: State, viewer: int | None = None, *, size: float | None = No
     otherwise, and the pile in the middle with its top card and depth.
 
     Only :func:`~svoi_kozyri.core.observe` is read, so the drawing never shows a card
-    the viewer may not know."""
-    obs = observe(state, viewer)
+    the viewer may not know.  An :class:`~svoi_kozyri.core.Observation` is drawn as its
+    own viewer sees it (``viewer`` is then ignored)."""
+    if isinstance(state, Observation):
+        obs = state
+        viewer = obs.seat
+    else:
+        obs = observe(state, viewer)
     n = obs.game.rules.num_players
     width, height = 760.0, 560.0
     root = _svg_root(width, height, size, "Svoi Kozyri position")
