@@ -18,9 +18,11 @@ from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Res
 from fastapi.staticfiles import StaticFiles
 
 from ..core import CardError, parse_card
+from .accounts import AccountSettings
 from .cards_svg import back_svg, card_svg
 from .db import Store
 from .hub import Hub
+from .players import install_players
 from .schemas import CreateTableRequest, JoinRequest, LobbyEntry, SeatGrant
 from .table import TableError, TableGame
 from .views import table_view
@@ -36,11 +38,14 @@ _STATUS = {
 }
 
 
-def create_app(database_url: str, *, seed: int | None = None) -> FastAPI:
+def create_app(
+    database_url: str, *, seed: int | None = None, accounts: AccountSettings | None = None
+) -> FastAPI:
     """The web app storing its tables at ``database_url`` (any SQLAlchemy URL).
 
     ``seed`` makes table ids, seeds and deals reproducible (tests); seat tokens
-    always come from :mod:`secrets`.
+    always come from :mod:`secrets`.  ``accounts`` tunes password hashing and
+    log-in limits (:class:`~.accounts.AccountSettings`).
     """
     store = Store(database_url)
     hub = Hub(store, seed=seed)
@@ -48,14 +53,17 @@ def create_app(database_url: str, *, seed: int | None = None) -> FastAPI:
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         await hub.start()
+        await players.start()
         try:
             yield
         finally:
+            await players.stop()
             await hub.stop()
             store.close()
 
     app = FastAPI(title="Svoi Kozyri", lifespan=lifespan, docs_url="/api/docs")
     app.state.hub = hub
+    players = install_players(app, hub, store, accounts)
 
     @app.exception_handler(TableError)
     async def _table_error(_request: Request, exc: TableError) -> JSONResponse:
@@ -103,38 +111,49 @@ def create_app(database_url: str, *, seed: int | None = None) -> FastAPI:
     @app.post("/api/tables")
     async def create(req: CreateTableRequest, request: Request) -> SeatGrant:
         """Create a table; the creator gets the first human seat and its token."""
-        return hub.create_table(req, str(request.base_url))
+        user, req.name = players.seat_name(request, req.name, req.config.rated)
+        grant = hub.create_table(req, str(request.base_url))
+        players.table_created(grant, req.config, user)
+        return grant
 
     @app.post("/api/tables/{table_id}/join")
     async def join(table_id: str, req: JoinRequest, request: Request) -> SeatGrant:
         """Take a free human seat at a table."""
-        return hub.join(table_id, req, str(request.base_url))
+        user, req.name = players.seat_name(request, req.name, players.is_rated(table_id))
+        grant = hub.join(table_id, req, str(request.base_url))
+        players.seat_taken(grant, user)
+        return grant
 
-    def _live_and_seat(table_id: str, token: str | None) -> tuple[Any, int | None]:
+    def _live_and_seat(
+        table_id: str, token: str | None, request: Request | None = None
+    ) -> tuple[Any, int | None]:
         live = hub.get(table_id)
         if live is None:
             raise TableError("no_table", f"no table {table_id!r}")
         seat = hub.seat_of_token(live, token)
         if token and seat is None:
             raise TableError("bad_token", "this token holds no seat at this table")
+        if seat is None and request is not None:  # a logged-in player's own seat
+            seat = players.seat_of_request(request, table_id)
         return live, seat
 
     @app.get("/api/tables/{table_id}")
     async def table(
-        table_id: str, x_seat_token: Annotated[str | None, Header()] = None
+        table_id: str, request: Request, x_seat_token: Annotated[str | None, Header()] = None
     ) -> Response:
         """The table as the token's seat (or a spectator, without a token) sees it."""
-        live, seat = _live_and_seat(table_id, x_seat_token)
+        live, seat = _live_and_seat(table_id, x_seat_token, request)
         return Response(hub.view_for(live, seat), media_type="application/json")
 
     @app.get("/api/tables/{table_id}/replay")
     async def replay(
         table_id: str,
+        request: Request,
         token: str | None = None,
         x_seat_token: Annotated[str | None, Header()] = None,
     ) -> Response:
         """Every step of the game as the viewer saw it (their knowledge only)."""
-        live, seat = _live_and_seat(table_id, x_seat_token or token)
+        live, seat = _live_and_seat(table_id, x_seat_token or token, request)
         game: TableGame = live.game
         copy = TableGame(game.table_id, game.config, game.seed, game.seats, game.created)
         n = game.n
@@ -148,13 +167,14 @@ def create_app(database_url: str, *, seed: int | None = None) -> FastAPI:
     @app.get("/api/tables/{table_id}/record")
     async def record(
         table_id: str,
+        request: Request,
         token: str | None = None,
         x_seat_token: Annotated[str | None, Header()] = None,
     ) -> Response:
         """The game in the project's record format, keeping only the viewer's knowledge."""
         from .records_export import export_records
 
-        live, seat = _live_and_seat(table_id, x_seat_token or token)
+        live, seat = _live_and_seat(table_id, x_seat_token or token, request)
         text = export_records(live.game, seat)
         return PlainTextResponse(
             text,

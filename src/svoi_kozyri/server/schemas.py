@@ -51,6 +51,11 @@ class TableConfig(_Strict):
     bot_delay_s: float = Field(default=0.8, ge=0, le=30)
     hand_pause_s: float = Field(default=3.0, ge=0, le=60)
     listed: bool = True
+    rated: bool = Field(
+        default=False,
+        description="a rated table: every human seat needs an account; results change "
+        "OpenSkill ratings (server/ratings_service.py)",
+    )
 
     @field_validator("rules")
     @classmethod
