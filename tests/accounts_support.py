@@ -72,7 +72,9 @@ def join_table(client: TestClient, table_id: str, name: str = "Bob") -> Any:
     return client.post(f"/api/tables/{table_id}/join", json={"name": name}, headers=csrf(client))
 
 
-def play_out(client: TestClient, table_id: str, token: str, max_messages: int = 20000) -> dict[str, Any]:
+def play_out(
+    client: TestClient, table_id: str, token: str, max_messages: int = 20000
+) -> dict[str, Any]:
     """Connect as the token's seat and play the first legal move whenever it is
     this seat's turn, until the session is over; the last view."""
     with client.websocket_connect(f"/ws/{table_id}") as ws:
@@ -90,6 +92,8 @@ def play_out(client: TestClient, table_id: str, token: str, max_messages: int = 
             hand = view["hand"]
             if hand and hand["to_act"] == seat and hand["legal"] and not hand["result"]:
                 ws.send_text(
-                    json.dumps({"type": "move", "move": hand["legal"][0], "version": view["version"]})
+                    json.dumps(
+                        {"type": "move", "move": hand["legal"][0], "version": view["version"]}
+                    )
                 )
     raise AssertionError("the session did not end")

@@ -7,6 +7,8 @@ import hashlib
 from pathlib import Path
 
 import pytest
+from sqlalchemy import create_engine, text
+
 from accounts_support import (
     FAST,
     PASSWORD,
@@ -17,8 +19,6 @@ from accounts_support import (
     make_client,
     register,
 )
-from sqlalchemy import create_engine, text
-
 from svoi_kozyri.server.accounts import AccountSettings, LoginThrottle, SlidingWindow
 
 pytestmark = pytest.mark.timeout(120)
@@ -166,9 +166,7 @@ def test_accounts_sit_under_their_name_and_guests_cannot_take_it(tmp_path: Path)
 def test_rated_tables_need_accounts(tmp_path: Path) -> None:
     with make_client(tmp_path) as c:
         seats = [{"kind": "human"}, {"kind": "human"}, {"kind": "bot", "bot": "random"}]
-        r = c.post(
-            "/api/tables", json={"name": "Ann", "config": {"seats": seats, "rated": True}}
-        )
+        r = c.post("/api/tables", json={"name": "Ann", "config": {"seats": seats, "rated": True}})
         assert r.status_code == 403 and r.json()["code"] == "login_required"
         register(c, "Alice")
         g = create_table(c, seats, rated=True)
