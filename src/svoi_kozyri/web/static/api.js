@@ -18,9 +18,17 @@ export function setToken(tableId, token) {
   localStorage.setItem(`sk.token.${tableId}`, token);
 }
 
-async function call(method, path, body, token) {
+// The CSRF token the server set (cookie sk_csrf, readable by this page only); every
+// state-changing request sends it back in X-CSRF-Token (docs/web.md, security).
+export function csrfToken() {
+  const m = document.cookie.match(/(?:^|;\s*)sk_csrf=([^;]+)/);
+  return m ? decodeURIComponent(m[1]) : "";
+}
+
+export async function call(method, path, body, token) {
   const headers = { "Content-Type": "application/json" };
   if (token) headers["X-Seat-Token"] = token;
+  if (method !== "GET" && csrfToken()) headers["X-CSRF-Token"] = csrfToken();
   const res = await fetch(path, {
     method,
     headers,
@@ -32,7 +40,10 @@ async function call(method, path, body, token) {
     if (!msg && Array.isArray(data.detail)) {
       msg = data.detail.map((d) => `${d.loc.slice(1).join(".")}: ${d.msg}`).join("; ");
     }
-    throw new Error(msg || `HTTP ${res.status}`);
+    const err = new Error(msg || `HTTP ${res.status}`);
+    err.code = data.code;
+    err.status = res.status;
+    throw err;
   }
   return data;
 }

@@ -3,6 +3,10 @@
 import { api, getName, getToken, setName, setToken, TableSocket } from "./api.js";
 import { h } from "./dom.js";
 import { renderTable } from "./table.js";
+import { mountAccountBar } from "./account.js";
+import { t } from "./account_strings.js";
+import { mountLiveLobby } from "./lobby_live.js";
+import { profilePage } from "./profile.js";
 
 const app = document.getElementById("app");
 let current = null; // cleanup of the current view
@@ -14,6 +18,7 @@ function route() {
   let m;
   if ((m = hash.match(/^#\/t\/([a-z0-9]+)/))) current = tablePage(m[1]);
   else if ((m = hash.match(/^#\/r\/([a-z0-9]+)/))) current = replayPage(m[1]);
+  else if ((m = hash.match(/^#\/u\/([A-Za-z0-9_%-]{1,64})$/))) current = profilePage(app, decodeURIComponent(m[1]));
   else current = lobbyPage();
 }
 
@@ -53,7 +58,7 @@ function select(id, options, value) {
 }
 
 function lobbyPage() {
-  const list = h("div", { id: "lobby-list", class: "lobby-list" }, "Loading tables…");
+  const list = h("section", { class: "panel", id: "lobby-live" });
   const seatsBox = h("div", { id: "seat-config", class: "seat-config" });
   const error = h("p", { class: "error", id: "create-error" });
   let bots = { bots: ["random"], default: "random" };
@@ -111,6 +116,7 @@ function lobbyPage() {
       h("label", {}, "Turn timer ", select("turn_timer", [["", "none"], ["30", "30 s"], ["60", "60 s"], ["120", "2 min"]], "")),
       h("label", {}, "Bot speed ", select("bot_delay", [["0", "instant"], ["0.3", "fast"], ["0.8", "normal"], ["1.5", "slow"]], "0.8")),
       h("label", {}, h("input", { id: "listed", type: "checkbox", checked: true }), " list in the lobby"),
+      h("label", {}, h("input", { id: "rated", type: "checkbox" }), ` ${t("lobby.rated_create")}`),
     ),
     error,
     h("button", { type: "submit", id: "create-btn", class: "primary" }, "Create table"),
@@ -147,6 +153,7 @@ function lobbyPage() {
       rules,
       bot_delay_s: Number(v("bot_delay")),
       listed: document.getElementById("listed").checked,
+      rated: document.getElementById("rated").checked,
     };
     if (v("turn_timer")) config.turn_timer_s = Number(v("turn_timer"));
     try {
@@ -157,37 +164,6 @@ function lobbyPage() {
       error.textContent = e.message;
     }
   });
-
-  async function refresh() {
-    try {
-      const tables = await api.lobby();
-      if (!tables.length) {
-        list.replaceChildren(h("p", {}, "No open tables yet: create one."));
-        return;
-      }
-      list.replaceChildren(
-        ...tables.map((t) =>
-          h(
-            "div",
-            { class: "lobby-entry", "data-table": t.table_id },
-            h("strong", {}, t.title),
-            h("span", { class: "muted" }, ` ${t.players} players · ${t.status}`),
-            h("div", { class: "muted small" }, t.seats.join(", ")),
-            h(
-              "div",
-              { class: "row" },
-              t.free_seats > 0
-                ? h("a", { class: "button", href: `#/t/${t.table_id}` }, `Join (${t.free_seats} free)`)
-                : null,
-              h("a", { class: "button", href: `#/t/${t.table_id}?watch` }, "Watch"),
-            ),
-          ),
-        ),
-      );
-    } catch (e) {
-      list.textContent = `Cannot load tables: ${e.message}`;
-    }
-  }
 
   app.replaceChildren(
     h(
@@ -201,7 +177,7 @@ function lobbyPage() {
         h("label", {}, "Name ", nameField()),
       ),
       form,
-      h("section", { class: "panel" }, h("h2", {}, "Open tables"), list),
+      list,
     ),
   );
   api.bots().then((b) => {
@@ -209,9 +185,7 @@ function lobbyPage() {
     drawSeats();
   });
   drawSeats();
-  refresh();
-  const timer = setInterval(refresh, 4000);
-  return () => clearInterval(timer);
+  return mountLiveLobby(list);
 }
 
 // ---------------------------------------------------------------- table
@@ -351,4 +325,5 @@ function replayPage(tableId) {
 }
 
 window.addEventListener("hashchange", route);
+mountAccountBar(document.getElementById("account-bar"));
 route();

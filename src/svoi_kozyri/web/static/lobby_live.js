@@ -1,0 +1,98 @@
+// The live lobby: tables (open seats first) with their players, spectators and
+// rules; filters (players, rated, open or in play) and paging; who is online.
+// mountLiveLobby(el) renders into el and polls /api/lobby; it returns a cleanup.
+import { call } from "./api.js";
+import { h } from "./dom.js";
+import { t } from "./account_strings.js";
+
+const PAGE = 10;
+
+function choice(id, label, options) {
+  return h("label", { class: "inline" }, `${label} `, h("select", { id }, options.map(([v, text]) => h("option", { value: v }, text))));
+}
+
+function seatLine(seat) {
+  const name = seat.account
+    ? h("a", { href: `#/u/${encodeURIComponent(seat.account)}` }, seat.account)
+    : seat.bot
+      ? h("a", { href: `#/u/${encodeURIComponent(seat.bot)}` }, seat.label)
+      : seat.label;
+  return h("span", { class: seat.connected ? "seat-on" : "seat-off" }, `${seat.letter}: `, name);
+}
+
+function entry(tb) {
+  return h(
+    "div",
+    { class: "lobby-entry", "data-table": tb.table_id },
+    h("strong", {}, tb.title),
+    tb.rated ? h("span", { class: "tag good" }, t("lobby.rated_tag")) : null,
+    h("span", { class: "muted" }, ` ${tb.players} · ${tb.status}${tb.hand ? ` · ${t("lobby.hand", { n: tb.hand })}` : ""}`),
+    tb.spectators ? h("span", { class: "tag" }, t("lobby.spectators", { n: tb.spectators })) : null,
+    h("div", { class: "small seats-line" }, ...tb.seats.flatMap((s, i) => (i ? [" · ", seatLine(s)] : [seatLine(s)]))),
+    h(
+      "div",
+      { class: "row" },
+      tb.free_seats > 0 ? h("a", { class: "button", href: `#/t/${tb.table_id}` }, t("lobby.join", { n: tb.free_seats })) : null,
+      h("a", { class: "button", href: `#/t/${tb.table_id}?watch` }, t("lobby.watch")),
+    ),
+  );
+}
+
+export function mountLiveLobby(el) {
+  let offset = 0;
+  let stopped = false;
+  const list = h("div", { id: "lobby-list", class: "lobby-list" }, "…");
+  const online = h("div", { id: "lobby-online", class: "small" });
+  const pager = h("div", { class: "row small", id: "lobby-pager" });
+  const filters = h(
+    "div",
+    { class: "row small lobby-filters" },
+    choice("filter-players", t("lobby.players"), [["", t("lobby.any")], ["2", "2"], ["3", "3"], ["4", "4"]]),
+    choice("filter-rated", t("lobby.rated"), [["", t("lobby.any")], ["true", t("lobby.rated_only")], ["false", t("lobby.unrated_only")]]),
+    choice("filter-status", t("lobby.status"), [["any", t("lobby.any")], ["open", t("lobby.open")], ["playing", t("lobby.playing")]]),
+  );
+  filters.addEventListener("change", () => {
+    offset = 0;
+    refresh();
+  });
+
+  async function refresh() {
+    const q = new URLSearchParams({ offset: String(offset), limit: String(PAGE) });
+    const v = (id) => document.getElementById(id)?.value;
+    if (v("filter-players")) q.set("players", v("filter-players"));
+    if (v("filter-rated")) q.set("rated", v("filter-rated"));
+    q.set("status", v("filter-status") || "any");
+    try {
+      const page = await call("GET", `/api/lobby?${q}`);
+      if (stopped) return;
+      const o = page.online;
+      online.replaceChildren(
+        h("strong", {}, `${t("lobby.online")}: `),
+        o.accounts.length
+          ? o.accounts.flatMap((a, i) => [i ? ", " : "", h("a", { href: `#/u/${encodeURIComponent(a)}` }, a)])
+          : h("span", { class: "muted" }, t("lobby.nobody")),
+        h("div", { class: "muted" }, t("lobby.online_summary", { a: o.accounts.length, g: o.guests, s: o.spectators, t: o.tables })),
+      );
+      list.replaceChildren(...(page.tables.length ? page.tables.map(entry) : [h("p", {}, t("lobby.empty"))]));
+      const to = Math.min(page.total, offset + page.tables.length);
+      pager.replaceChildren(
+        h("button", { id: "lobby-prev", disabled: offset === 0, onclick: () => { offset = Math.max(0, offset - PAGE); refresh(); } }, t("lobby.prev")),
+        h("span", {}, page.total ? t("lobby.page", { from: offset + 1, to, total: page.total }) : ""),
+        h("button", { id: "lobby-next", disabled: to >= page.total, onclick: () => { offset += PAGE; refresh(); } }, t("lobby.next")),
+      );
+    } catch (e) {
+      if (!stopped) list.textContent = t("lobby.error", { e: e.message });
+    }
+  }
+
+  el.replaceChildren(h("h2", {}, t("lobby.title")), online, filters, list, pager);
+  refresh();
+  const timer = setInterval(refresh, 4000);
+  const onAccount = () => refresh();
+  window.addEventListener("sk-account", onAccount);
+  return () => {
+    stopped = true;
+    clearInterval(timer);
+    window.removeEventListener("sk-account", onAccount);
+  };
+}
