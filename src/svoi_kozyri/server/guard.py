@@ -117,32 +117,31 @@ class BodyLimitMiddleware:
                     await _too_large(send, self.limit)
                     return
         seen = 0
-        started = False
+        started = rejected = False
 
         async def limited_receive() -> Message:
-            nonlocal seen
+            nonlocal seen, rejected
+            if rejected:
+                return {"type": "http.disconnect"}
             msg = await receive()
             if msg["type"] == "http.request":
                 seen += len(msg.get("body", b""))
-                if seen > self.limit:
-                    raise _BodyTooLarge
+                if seen > self.limit and not started:
+                    # answer now; the application sees a client that went away
+                    rejected = True
+                    await _too_large(send, self.limit)
+                    return {"type": "http.disconnect"}
             return msg
 
         async def tracking_send(msg: Message) -> None:
             nonlocal started
+            if rejected:
+                return  # the 413 has been sent; drop whatever the app answers
             if msg["type"] == "http.response.start":
                 started = True
             await send(msg)
 
-        try:
-            await self.app(scope, limited_receive, tracking_send)
-        except _BodyTooLarge:
-            if not started:
-                await _too_large(send, self.limit)
-
-
-class _BodyTooLarge(Exception):
-    pass
+        await self.app(scope, limited_receive, tracking_send)
 
 
 async def _too_large(send: Send, limit: int) -> None:

@@ -66,7 +66,8 @@ def check_name(value: str) -> str:
     overrides that reverse the rest of a lobby line, zero-width joiners), lone
     surrogates, private-use and unassigned characters, ``<`` and ``>``; names
     that read like game text: a card (``10H KS``), a seat letter, or a word of
-    the table's own messages (``A loses``, ``medium bot``, ``draw``).
+    the table's own messages (``A loses``, ``medium bot``, ``draw``), or a seat
+    letter alone.
     """
     if not isinstance(value, str):
         raise ValueError("a name is text")
@@ -79,8 +80,11 @@ def check_name(value: str) -> str:
         raise ValueError(f"a name has 1 to {MAX_NAME} characters")
     if not any(ch.isalnum() for ch in name):
         raise ValueError("a name needs a letter or a digit")
-    for word in name.casefold().replace(",", " ").replace(".", " ").split():
-        if _CARD_WORD.match(word) or _SEAT_WORD.match(word) or word in _RESERVED_WORDS:
+    words = name.casefold().replace(",", " ").replace(".", " ").split()
+    if len(words) == 1 and _SEAT_WORD.match(words[0]):
+        raise ValueError("a seat letter is not a name")
+    for word in words:
+        if _CARD_WORD.match(word) or word in _RESERVED_WORDS:
             raise ValueError(f"{word!r} reads like part of the game; choose another name")
     return name
 
