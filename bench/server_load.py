@@ -66,7 +66,7 @@ async def _actions(srv: ServerProcess) -> int:
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         db = f"sqlite:///{Path(tmp) / 'load.db'}"
-        with ServerProcess(db, seed=1, log_path=Path(tmp) / "server.log") as srv:
+        with ServerProcess(db, seed=1, log_path=Path(tmp) / "server.log", rate_limits=False) as srv:
             tables = await _make_tables(srv, args.tables, args.seats, args.bots, args.think)
             end = time.monotonic() + args.warmup + args.duration
             clients = [

@@ -1,7 +1,8 @@
 """``python -m svoi_kozyri.server``: run the server with test and benchmark knobs.
 
 Same as ``svoi-kozyri serve`` plus ``--seed`` (reproducible table ids and deals),
-used by the tests and ``bench/server_load.py`` to start a real server process.
+``--no-rate-limits`` and ``--idle-pause``, used by the tests and
+``bench/server_load.py`` to start a real server process.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ import logging
 import uvicorn
 
 from .app import create_app
+from .guard import Limits
+from .scheduler import IDLE_PAUSE_S
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -22,10 +25,13 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--database", required=True, help="SQLAlchemy URL")
     p.add_argument("--seed", type=int, default=None)
     p.add_argument("--log-level", default="warning")
+    p.add_argument("--no-rate-limits", action="store_true", help="switch the per-client limits off")
+    p.add_argument("--idle-pause", type=float, default=IDLE_PAUSE_S, help="seconds")
     args = p.parse_args(argv)
     logging.basicConfig(level=args.log_level.upper())
+    limits = Limits.off() if args.no_rate_limits else None
     uvicorn.run(
-        create_app(args.database, seed=args.seed),
+        create_app(args.database, seed=args.seed, limits=limits, idle_pause_s=args.idle_pause),
         host=args.host,
         port=args.port,
         log_level=args.log_level,

@@ -13,18 +13,29 @@ from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import FastAPI, Header, Request, WebSocket
+from fastapi import FastAPI, Header, Query, Request, WebSocket
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
 
 from ..core import CardError, parse_card
 from .accounts import AccountSettings
+from .auth import LINK_TTL_S
 from .cards_svg import back_svg, card_svg
 from .db import Store
-from .hub import Hub
+from .guard import (
+    BodyLimitMiddleware,
+    Limits,
+    SecurityHeadersMiddleware,
+    client_key,
+    install_log_redaction,
+)
+from .hub import LOBBY_MAX, LOBBY_PAGE, Hub
 from .players import install_players
+from .replay import iter_replay
+from .scheduler import IDLE_PAUSE_S
 from .schemas import CreateTableRequest, JoinRequest, LobbyEntry, SeatGrant
-from .table import TableError, TableGame
+from .table import TableError
 from .views import table_view
 
 STATIC_DIR = Path(str(resources.files("svoi_kozyri") / "web" / "static"))
@@ -35,20 +46,35 @@ _STATUS = {
     "table_full": 409,
     "bad_token": 403,
     "no_record": 409,
+    "bad_link": 403,
+    "rate_limited": 429,
 }
 
 
+def _plain(text: str) -> str:
+    """``text`` with anything that cannot be encoded (lone surrogates) replaced."""
+    return text.encode("utf-8", "replace").decode("utf-8")
+
+
 def create_app(
-    database_url: str, *, seed: int | None = None, accounts: AccountSettings | None = None
+    database_url: str,
+    *,
+    seed: int | None = None,
+    limits: Limits | None = None,
+    idle_pause_s: float = IDLE_PAUSE_S,
+    accounts: AccountSettings | None = None,
 ) -> FastAPI:
     """The web app storing its tables at ``database_url`` (any SQLAlchemy URL).
 
     ``seed`` makes table ids, seeds and deals reproducible (tests); seat tokens
-    always come from :mod:`secrets`.  ``accounts`` tunes password hashing and
-    log-in limits (:class:`~.accounts.AccountSettings`).
+    always come from :mod:`secrets`.  ``limits`` sets the per-client rate limits
+    (:meth:`Limits.off` for the load benchmark); ``idle_pause_s`` how long a
+    table plays on after its last human player left.  ``accounts`` tunes password
+    hashing and log-in limits (:class:`~.accounts.AccountSettings`).
     """
     store = Store(database_url)
-    hub = Hub(store, seed=seed)
+    hub = Hub(store, seed=seed, limits=limits, idle_pause_s=idle_pause_s)
+    install_log_redaction()
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -61,9 +87,25 @@ def create_app(
             await hub.stop()
             store.close()
 
-    app = FastAPI(title="Svoi Kozyri", lifespan=lifespan, docs_url="/api/docs")
+    app = FastAPI(title="Svoi Kozyri", lifespan=lifespan, docs_url="/api/docs", redoc_url=None)
     app.state.hub = hub
     players = install_players(app, hub, store, accounts)
+    app.add_middleware(BodyLimitMiddleware)
+    app.add_middleware(SecurityHeadersMiddleware)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        # the errors without the input (it may be megabytes, NaN or a lone
+        # surrogate, none of which belongs in the answer)
+        errors = [
+            {
+                "loc": [str(x) for x in e.get("loc", ())][:8],
+                "msg": _plain(str(e.get("msg", "")))[:200],
+                "type": _plain(str(e.get("type", "")))[:40],
+            }
+            for e in list(exc.errors())[:10]
+        ]
+        return JSONResponse({"code": "invalid", "detail": errors}, status_code=422)
 
     @app.exception_handler(TableError)
     async def _table_error(_request: Request, exc: TableError) -> JSONResponse:
@@ -104,15 +146,18 @@ def create_app(
         return {"bots": hub.bots, "default": hub.default_bot}
 
     @app.get("/api/tables")
-    async def lobby() -> list[LobbyEntry]:
-        """Open and running tables that are listed."""
-        return hub.lobby()
+    async def lobby(
+        limit: Annotated[int, Query(ge=1, le=LOBBY_MAX)] = LOBBY_PAGE,
+        offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
+    ) -> list[LobbyEntry]:
+        """A page of the open and running tables that are listed, newest first."""
+        return hub.lobby(limit, offset)
 
     @app.post("/api/tables")
     async def create(req: CreateTableRequest, request: Request) -> SeatGrant:
         """Create a table; the creator gets the first human seat and its token."""
         user, req.name = players.seat_name(request, req.name, req.config.rated)
-        grant = hub.create_table(req, str(request.base_url))
+        grant = hub.create_table(req, str(request.base_url), client_key(request.scope))
         players.table_created(grant, req.config, user)
         return grant
 
@@ -120,9 +165,24 @@ def create_app(
     async def join(table_id: str, req: JoinRequest, request: Request) -> SeatGrant:
         """Take a free human seat at a table."""
         user, req.name = players.seat_name(request, req.name, players.is_rated(table_id))
-        grant = hub.join(table_id, req, str(request.base_url))
+        grant = hub.join(table_id, req, str(request.base_url), client_key(request.scope))
         players.seat_taken(grant, user)
         return grant
+
+    @app.middleware("http")
+    async def _no_token_in_urls(request: Request, call_next: Any) -> Response:
+        # a seat token never travels in a URL (it would land in logs and history)
+        if "token" in request.query_params:
+            return JSONResponse(
+                {
+                    "code": "token_in_url",
+                    "message": "send the seat token in the X-Seat-Token header "
+                    "(downloads: POST /api/tables/{id}/record-link)",
+                },
+                status_code=400,
+            )
+        response: Response = await call_next(request)
+        return response
 
     def _live_and_seat(
         table_id: str, token: str | None, request: Request | None = None
@@ -139,7 +199,9 @@ def create_app(
 
     @app.get("/api/tables/{table_id}")
     async def table(
-        table_id: str, request: Request, x_seat_token: Annotated[str | None, Header()] = None
+        table_id: str,
+        request: Request,
+        x_seat_token: Annotated[str | None, Header(max_length=100)] = None,
     ) -> Response:
         """The table as the token's seat (or a spectator, without a token) sees it."""
         live, seat = _live_and_seat(table_id, x_seat_token, request)
@@ -149,32 +211,46 @@ def create_app(
     async def replay(
         table_id: str,
         request: Request,
-        token: str | None = None,
-        x_seat_token: Annotated[str | None, Header()] = None,
+        x_seat_token: Annotated[str | None, Header(max_length=100)] = None,
     ) -> Response:
         """Every step of the game as the viewer saw it (their knowledge only)."""
-        live, seat = _live_and_seat(table_id, x_seat_token or token, request)
-        game: TableGame = live.game
-        copy = TableGame(game.table_id, game.config, game.seed, game.seats, game.created)
-        n = game.n
-        steps = []
-        for ev in game.events:
-            copy.apply(ev)
-            view = table_view(copy, seat, [False] * n, [False] * n)
-            steps.append(view.model_dump(mode="json"))
+        live, seat = _live_and_seat(table_id, x_seat_token, request)
+        n = live.game.n
+        steps = [
+            table_view(copy, seat, [False] * n, [False] * n).model_dump(mode="json")
+            for _ev, copy in iter_replay(live.game)
+        ]
         return Response(json.dumps({"steps": steps}), media_type="application/json")
+
+    @app.post("/api/tables/{table_id}/record-link")
+    async def record_link(
+        table_id: str,
+        request: Request,
+        x_seat_token: Annotated[str | None, Header(max_length=100)] = None,
+    ) -> dict[str, Any]:
+        """A short-lived signed link to download the record as the token's seat
+        (a download cannot send a header, and a token must never be in a URL)."""
+        _live, seat = _live_and_seat(table_id, x_seat_token, request)
+        link = hub.signer.sign("record", table_id, seat)
+        return {"url": f"/api/tables/{table_id}/record?link={link}", "expires_s": LINK_TTL_S}
 
     @app.get("/api/tables/{table_id}/record")
     async def record(
         table_id: str,
         request: Request,
-        token: str | None = None,
-        x_seat_token: Annotated[str | None, Header()] = None,
+        link: Annotated[str | None, Query(max_length=80)] = None,
+        x_seat_token: Annotated[str | None, Header(max_length=100)] = None,
     ) -> Response:
-        """The game in the project's record format, keeping only the viewer's knowledge."""
+        """The game in the project's record format, keeping only the viewer's knowledge:
+        the header's seat, the signed link's seat, or a spectator's."""
         from .records_export import export_records
 
-        live, seat = _live_and_seat(table_id, x_seat_token or token, request)
+        live, seat = _live_and_seat(table_id, x_seat_token, request)
+        if link is not None:
+            linked = hub.signer.check("record", table_id, link)
+            if linked is False:
+                raise TableError("bad_link", "this download link is not valid (any more)")
+            seat = linked if isinstance(linked, int) else None
         text = export_records(live.game, seat)
         return PlainTextResponse(
             text,
@@ -184,7 +260,7 @@ def create_app(
     @app.websocket("/ws/{table_id}")
     async def ws(websocket: WebSocket, table_id: str) -> None:
         await websocket.accept()
-        await hub.serve_socket(websocket, table_id)
+        await hub.serve_socket(websocket, table_id, client_key(websocket.scope))
 
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     return app

@@ -14,8 +14,8 @@ transaction.
 
 from __future__ import annotations
 
-import hashlib
 import json
+import secrets
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -40,6 +40,11 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import IntegrityError
+
+from .auth import hash_token
+
+__all__ = ["StaleVersionError", "Store", "StoredTable", "hash_token", "metadata"]
 
 metadata = MetaData()
 
@@ -67,6 +72,13 @@ seats_t = Table(
     Column("token_hash", String(64)),
 )
 
+meta_t = Table(
+    "sk_meta",
+    metadata,
+    Column("key", String(40), primary_key=True),
+    Column("value", Text, nullable=False),
+)
+
 events_t = Table(
     "sk_events",
     metadata,
@@ -87,11 +99,6 @@ _BUMP_VERSION = (
     )
 )
 _INSERT_EVENT = insert(events_t)
-
-
-def hash_token(token: str) -> str:
-    """The stored form of a seat token."""
-    return hashlib.sha256(token.encode()).hexdigest()
 
 
 @dataclass
@@ -129,6 +136,24 @@ class Store:
     def close(self) -> None:
         """Release the connection pool."""
         self.engine.dispose()
+
+    def server_secret(self) -> bytes:
+        """The secret signing this database's links, shared by every server process
+        on it (created on first use)."""
+        with self.engine.begin() as conn:
+            row = conn.execute(select(meta_t.c.value).where(meta_t.c.key == "link_secret")).first()
+            if row is not None:
+                return bytes.fromhex(row.value)
+        value = secrets.token_hex(32)
+        try:
+            with self.engine.begin() as conn:
+                conn.execute(insert(meta_t).values(key="link_secret", value=value))
+        except IntegrityError:  # another process created it first
+            pass
+        with self.engine.connect() as conn:
+            row = conn.execute(select(meta_t.c.value).where(meta_t.c.key == "link_secret")).first()
+            assert row is not None
+            return bytes.fromhex(row.value)
 
     def create_table(
         self, table_id: str, config: dict[str, Any], seed: int, seats: list[dict[str, Any]]

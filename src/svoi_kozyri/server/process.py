@@ -35,11 +35,15 @@ class ServerProcess:
         port: int | None = None,
         seed: int | None = None,
         log_path: Path | None = None,
+        rate_limits: bool = True,
+        extra_args: list[str] | None = None,
     ) -> None:
         self.database_url = database_url
         self.port = port or free_port()
         self.seed = seed
         self.log_path = log_path
+        self.rate_limits = rate_limits
+        self.extra_args = list(extra_args or [])
         self.proc: subprocess.Popen[bytes] | None = None
 
     @property
@@ -65,6 +69,9 @@ class ServerProcess:
         ]
         if self.seed is not None:
             cmd += ["--seed", str(self.seed)]
+        if not self.rate_limits:
+            cmd.append("--no-rate-limits")
+        cmd += self.extra_args
         out = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL  # noqa: SIM115
         self.proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + timeout

@@ -236,7 +236,7 @@ export function renderTable(container, { tableId, onSend = () => {}, readOnly = 
       h("table", {},
         h("tr", {}, view.seats.map((x) => h("th", {}, x.letter))),
         h("tr", {}, vals.map((v) => h("td", {}, String(v))))),
-      h("div", { class: "small muted" }, s.hands.map((r, i) => `#${i + 1} ${r.text}`).join(" · ")),
+      h("div", { class: "small muted" }, s.hands.map((r, i) => `#${(s.hands_start || 0) + i + 1} ${r.text}`).join(" · ")),
     );
   }
 
@@ -249,7 +249,7 @@ export function renderTable(container, { tableId, onSend = () => {}, readOnly = 
         s.durak !== null ? `Durak: ${seatName(s.durak)}. ` : "",
         `Winner${s.winners.length > 1 ? "s" : ""}: ${names}.`,
         h("div", { class: "row" },
-          h("a", { class: "button", href: `/api/tables/${tableId}/record${tokenQuery()}`, download: "", id: "download-record" }, "Download record"),
+          h("a", { class: "button", href: `/api/tables/${tableId}/record`, download: "", id: "download-record", onclick: downloadRecord }, "Download record"),
           h("a", { class: "button", href: `#/r/${tableId}`, id: "replay-link" }, "Replay"),
           h("a", { class: "button", href: "#/" }, "Lobby")));
     }
@@ -259,9 +259,20 @@ export function renderTable(container, { tableId, onSend = () => {}, readOnly = 
     return null;
   }
 
-  function tokenQuery() {
+  // The record as this seat sees it: the token goes in a header to get a
+  // short-lived signed link (a token never travels in a URL), then the browser
+  // downloads that link.  Spectators follow the plain link (the public record).
+  async function downloadRecord(ev) {
     const t = view.viewer !== null ? localStorage.getItem(`sk.token.${tableId}`) : null;
-    return t ? `?token=${encodeURIComponent(t)}` : "";
+    if (!t) return;
+    ev.preventDefault();
+    const r = await fetch(`/api/tables/${tableId}/record-link`, { method: "POST", headers: { "X-Seat-Token": t } });
+    if (!r.ok) return;
+    const { url } = await r.json();
+    const a = h("a", { href: url, download: "" });
+    document.body.append(a);
+    a.click();
+    a.remove();
   }
 
   function header() {
@@ -277,7 +288,7 @@ export function renderTable(container, { tableId, onSend = () => {}, readOnly = 
         h("input", { id: "invite-link", readonly: true, value: invite, onclick: (e) => e.target.select() }),
         h("button", { onclick: () => navigator.clipboard?.writeText(invite) }, "Copy")),
       h("a", { href: `#/r/${tableId}` }, "Replay"),
-      h("a", { href: `/api/tables/${tableId}/record${tokenQuery()}`, download: "" }, "Record"),
+      h("a", { href: `/api/tables/${tableId}/record`, download: "", onclick: downloadRecord }, "Record"),
     );
   }
 
