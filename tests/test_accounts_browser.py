@@ -53,6 +53,16 @@ TURNS = (
 """Turns played in the hand so far (the log shows only the latest 100)."""
 
 
+def _wait_js(page: Any, expr: str, timeout_s: float = 30.0) -> None:
+    """Poll ``expr`` until it is truthy (page.evaluate runs through the DevTools
+    protocol, so the page's CSP, which forbids eval, does not stop it)."""
+    for _ in range(int(timeout_s * 20)):
+        if page.evaluate(expr):
+            return
+        page.wait_for_timeout(50)
+    raise AssertionError(f"timed out waiting for {expr}")
+
+
 def _play_until_over(page: Any) -> None:
     for _ in range(400):
         page.wait_for_selector("#status.mine, #hand-over, #session-over", timeout=60_000)
@@ -69,8 +79,8 @@ def _play_until_over(page: Any) -> None:
                 page.locator("#hand .card.legal").first.click()
         else:
             page.click("#pickup-btn")
-        page.wait_for_function(
-            f"({TURNS}) > {before} || document.querySelector('#hand-over, #session-over')"
+        _wait_js(
+            page, f"({TURNS}) > {before} || !!document.querySelector('#hand-over, #session-over')"
         )
     raise AssertionError("the session did not end")
 
@@ -95,9 +105,10 @@ def test_account_rated_game_profile_chart_and_replay(server: ServerProcess) -> N
         page.wait_for_selector("#account-name")
         assert page.inner_text("#account-name") == "Alice"
         assert "1 guest seat" in page.inner_text("#account-note")
-        page.wait_for_function(
-            "document.querySelector('#lobby-online') &&"
-            " document.querySelector('#lobby-online').innerText.includes('Alice')"
+        _wait_js(
+            page,
+            "!!document.querySelector('#lobby-online') &&"
+            " document.querySelector('#lobby-online').innerText.includes('Alice')",
         )
 
         rated_table = _create(page, 2, ["random"], rated=True)
@@ -120,7 +131,7 @@ def test_account_rated_game_profile_chart_and_replay(server: ServerProcess) -> N
         # the replay opened from the profile: the account's own cards, no token needed
         page.evaluate(f"localStorage.removeItem('sk.token.{rated_table}')")
         page.click(f".profile-game[data-table='{rated_table}'] a")
-        page.wait_for_function("document.querySelector('#replay-step')?.textContent")
+        _wait_js(page, "!!document.querySelector('#replay-step')?.textContent")
         page.click("#replay-first")
         page.wait_for_selector("#hand .card")
         assert page.locator("#hand .card").count() > 0

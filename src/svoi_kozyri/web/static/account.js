@@ -1,9 +1,7 @@
 // The account bar in the page header: log in, create an account (claiming the
 // guest seats of this device), log out here or everywhere, a link to the profile.
 // Accounts are optional; a guest never needs this.  Talks to /api/account/*.
-import { call, setName } from "./api.js";
-import { h } from "./dom.js";
-import { t } from "./account_strings.js";
+import { h, request as call, t } from "./accounts_common.js";
 
 let me = null; // {username, bot, created} or null
 
@@ -50,7 +48,6 @@ export function mountAccountBar(el) {
             ? await accountApi.login(user.value.trim(), pass.value)
             : await accountApi.register(user.value.trim(), pass.value, guestClaims());
         me = res.user;
-        setName(me.username);
         draw();
         if (res.claimed && res.claimed.length) note.textContent = t("account.claimed", { n: res.claimed.length });
         changed();

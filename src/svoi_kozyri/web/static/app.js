@@ -4,7 +4,7 @@ import { api, getName, getToken, setName, setToken, TableSocket } from "./api.js
 import { h } from "./dom.js";
 import { renderTable } from "./table.js";
 import { mountAccountBar } from "./account.js";
-import { t } from "./account_strings.js";
+import { t } from "./accounts_common.js";
 import { mountLiveLobby } from "./lobby_live.js";
 import { profilePage } from "./profile.js";
 
@@ -116,7 +116,7 @@ function lobbyPage() {
       h("label", {}, "Turn timer ", select("turn_timer", [["", "none"], ["30", "30 s"], ["60", "60 s"], ["120", "2 min"]], "")),
       h("label", {}, "Bot speed ", select("bot_delay", [["0", "instant"], ["0.3", "fast"], ["0.8", "normal"], ["1.5", "slow"]], "0.8")),
       h("label", {}, h("input", { id: "listed", type: "checkbox", checked: true }), " list in the lobby"),
-      h("label", {}, h("input", { id: "rated", type: "checkbox" }), ` ${t("lobby.rated_create")}`),
+      h("label", {}, h("input", { id: "rated", type: "checkbox" }), ` ${t("lobby.live.rated_create")}`),
     ),
     error,
     h("button", { type: "submit", id: "create-btn", class: "primary" }, "Create table"),

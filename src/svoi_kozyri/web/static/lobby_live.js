@@ -1,9 +1,7 @@
 // The live lobby: tables (open seats first) with their players, spectators and
 // rules; filters (players, rated, open or in play) and paging; who is online.
 // mountLiveLobby(el) renders into el and polls /api/lobby; it returns a cleanup.
-import { call } from "./api.js";
-import { h } from "./dom.js";
-import { t } from "./account_strings.js";
+import { h, request as call, t } from "./accounts_common.js";
 
 const PAGE = 10;
 
@@ -25,15 +23,15 @@ function entry(tb) {
     "div",
     { class: "lobby-entry", "data-table": tb.table_id },
     h("strong", {}, tb.title),
-    tb.rated ? h("span", { class: "tag good" }, t("lobby.rated_tag")) : null,
-    h("span", { class: "muted" }, ` ${tb.players} · ${tb.status}${tb.hand ? ` · ${t("lobby.hand", { n: tb.hand })}` : ""}`),
-    tb.spectators ? h("span", { class: "tag" }, t("lobby.spectators", { n: tb.spectators })) : null,
+    tb.rated ? h("span", { class: "tag good" }, t("lobby.live.rated_tag")) : null,
+    h("span", { class: "muted" }, ` ${tb.players} · ${tb.status}${tb.hand ? ` · ${t("lobby.live.hand", { n: tb.hand })}` : ""}`),
+    tb.spectators ? h("span", { class: "tag" }, t("lobby.live.spectators", { n: tb.spectators })) : null,
     h("div", { class: "small seats-line" }, ...tb.seats.flatMap((s, i) => (i ? [" · ", seatLine(s)] : [seatLine(s)]))),
     h(
       "div",
       { class: "row" },
-      tb.free_seats > 0 ? h("a", { class: "button", href: `#/t/${tb.table_id}` }, t("lobby.join", { n: tb.free_seats })) : null,
-      h("a", { class: "button", href: `#/t/${tb.table_id}?watch` }, t("lobby.watch")),
+      tb.free_seats > 0 ? h("a", { class: "button", href: `#/t/${tb.table_id}` }, t("lobby.live.join", { n: tb.free_seats })) : null,
+      h("a", { class: "button", href: `#/t/${tb.table_id}?watch` }, t("lobby.live.watch")),
     ),
   );
 }
@@ -47,9 +45,9 @@ export function mountLiveLobby(el) {
   const filters = h(
     "div",
     { class: "row small lobby-filters" },
-    choice("filter-players", t("lobby.players"), [["", t("lobby.any")], ["2", "2"], ["3", "3"], ["4", "4"]]),
-    choice("filter-rated", t("lobby.rated"), [["", t("lobby.any")], ["true", t("lobby.rated_only")], ["false", t("lobby.unrated_only")]]),
-    choice("filter-status", t("lobby.status"), [["any", t("lobby.any")], ["open", t("lobby.open")], ["playing", t("lobby.playing")]]),
+    choice("filter-players", t("lobby.live.players"), [["", t("lobby.live.any")], ["2", "2"], ["3", "3"], ["4", "4"]]),
+    choice("filter-rated", t("lobby.live.rated"), [["", t("lobby.live.any")], ["true", t("lobby.live.rated_only")], ["false", t("lobby.live.unrated_only")]]),
+    choice("filter-status", t("lobby.live.status"), [["any", t("lobby.live.any")], ["open", t("lobby.live.open")], ["playing", t("lobby.live.playing")]]),
   );
   filters.addEventListener("change", () => {
     offset = 0;
@@ -67,25 +65,25 @@ export function mountLiveLobby(el) {
       if (stopped) return;
       const o = page.online;
       online.replaceChildren(
-        h("strong", {}, `${t("lobby.online")}: `),
+        h("strong", {}, `${t("lobby.live.online")}: `),
         o.accounts.length
           ? o.accounts.flatMap((a, i) => [i ? ", " : "", h("a", { href: `#/u/${encodeURIComponent(a)}` }, a)])
-          : h("span", { class: "muted" }, t("lobby.nobody")),
-        h("div", { class: "muted" }, t("lobby.online_summary", { a: o.accounts.length, g: o.guests, s: o.spectators, t: o.tables })),
+          : h("span", { class: "muted" }, t("lobby.live.nobody")),
+        h("div", { class: "muted" }, t("lobby.live.online_summary", { a: o.accounts.length, g: o.guests, s: o.spectators, t: o.tables })),
       );
-      list.replaceChildren(...(page.tables.length ? page.tables.map(entry) : [h("p", {}, t("lobby.empty"))]));
+      list.replaceChildren(...(page.tables.length ? page.tables.map(entry) : [h("p", {}, t("lobby.live.empty"))]));
       const to = Math.min(page.total, offset + page.tables.length);
       pager.replaceChildren(
-        h("button", { id: "lobby-prev", disabled: offset === 0, onclick: () => { offset = Math.max(0, offset - PAGE); refresh(); } }, t("lobby.prev")),
-        h("span", {}, page.total ? t("lobby.page", { from: offset + 1, to, total: page.total }) : ""),
-        h("button", { id: "lobby-next", disabled: to >= page.total, onclick: () => { offset += PAGE; refresh(); } }, t("lobby.next")),
+        h("button", { id: "lobby-prev", disabled: offset === 0, onclick: () => { offset = Math.max(0, offset - PAGE); refresh(); } }, t("lobby.live.prev")),
+        h("span", {}, page.total ? t("lobby.live.page", { from: offset + 1, to, total: page.total }) : ""),
+        h("button", { id: "lobby-next", disabled: to >= page.total, onclick: () => { offset += PAGE; refresh(); } }, t("lobby.live.next")),
       );
     } catch (e) {
-      if (!stopped) list.textContent = t("lobby.error", { e: e.message });
+      if (!stopped) list.textContent = t("lobby.live.error", { e: e.message });
     }
   }
 
-  el.replaceChildren(h("h2", {}, t("lobby.title")), online, filters, list, pager);
+  el.replaceChildren(h("h2", {}, t("lobby.live.title")), online, filters, list, pager);
   refresh();
   const timer = setInterval(refresh, 4000);
   const onAccount = () => refresh();

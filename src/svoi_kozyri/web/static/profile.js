@@ -1,9 +1,7 @@
 // A player's profile page (#/u/<name>): ratings per player count, the rating
 // history chart (SVG drawn here, no library), results and the games played,
 // each opening its replay view.  Bots are labelled accounts.
-import { call } from "./api.js";
-import { h } from "./dom.js";
-import { t } from "./account_strings.js";
+import { h, request as call, t } from "./accounts_common.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const COLORS = { 2: "#0b5cad", 3: "#c8102e", 4: "#1f7a3f" };
