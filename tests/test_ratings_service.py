@@ -147,3 +147,40 @@ def test_games_list_pages_and_hides_unlisted_tables_from_others(tmp_path: Path) 
             assert guest.get("/api/users/Alice").json()["me"] is False
         assert c.get("/api/users/nobody").status_code == 404
         assert c.get("/api/users/Alice/games", params={"limit": 51}).status_code == 422
+
+
+def test_calibration_rates_bot_accounts_from_an_arena_round_robin(tmp_path: Path) -> None:
+    from svoi_kozyri.server.calibrate import main
+
+    db = tmp_path / "cal.db"
+    main(
+        [
+            "--database",
+            f"sqlite:///{db}",
+            "--bots",
+            "random,heuristic",
+            "--players",
+            "2",
+            "--hands",
+            "60",
+            "--workers",
+            "1",
+        ]
+    )
+    with make_client(tmp_path, db="cal.db") as c:
+        board = c.get("/api/ratings", params={"players": 2, "bots": "true"}).json()["ratings"]
+        assert [e["username"] for e in board] == ["heuristic", "random"]  # the stronger first
+        assert all(e["arena_hands"] >= 60 and e["games"] == 0 for e in board)
+        prof = c.get("/api/users/heuristic").json()
+        assert prof["bot"] and prof["ratings"][0]["arena_hands"] >= 60
+        # a rated web game moves the calibrated rating on from there
+        register(c, "Alice")
+        before = prof["ratings"][0]["mu"]
+        g = create_table(
+            c, [{"kind": "human"}, {"kind": "bot", "bot": "heuristic"}], rated=True, **ONE_HAND
+        )
+        last = play_out(c, g["table_id"], g["token"])
+        assert _finish(c) == 1
+        after = c.get("/api/users/heuristic").json()["ratings"][0]
+        assert after["games"] == 1 and after["mu"] != before
+        assert (after["mu"] > before) == (last["session"]["durak"] == 0)

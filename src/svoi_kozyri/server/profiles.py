@@ -15,6 +15,7 @@ owner's own list, since a table id is all a spectator needs to watch.
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
@@ -34,6 +35,9 @@ class RatingView(BaseModel):
     mu: float
     sigma: float
     games: int
+    arena_hands: int = Field(
+        default=0, description="bots: arena hands their rating was calibrated on"
+    )
 
 
 class HistoryPoint(BaseModel):
@@ -123,6 +127,7 @@ def profile_view(players: Any, user: User, viewer: User | None) -> ProfileView:
                 mu=round(r.mu, 2),
                 sigma=round(r.sigma, 2),
                 games=r.games,
+                arena_hands=r.arena_hands,
             )
             for r in players.ratings.ratings_of(user)
         ],
@@ -184,8 +189,6 @@ def games_page(players: Any, user: User, viewer: User | None, offset: int, limit
             .where(seat_accounts_t.c.user_id == user.id, seat_accounts_t.c.table_id.in_(page_ids))
             .order_by(seat_accounts_t.c.seat)
         ).all()
-    import json
-
     by_table: dict[str, list[Any]] = {}
     for r in rows:
         by_table.setdefault(r.table_id, []).append(r)
@@ -225,7 +228,6 @@ def games_page(players: Any, user: User, viewer: User | None, offset: int, limit
 def profile_router(players: Any) -> APIRouter:
     """Profiles, their games and the leaderboards."""
     r = APIRouter(tags=["profiles"])
-    name_path = Annotated[str, ...]  # noqa: F841 (documentation only)
 
     @r.get("/api/users/{username}")
     async def profile(username: str, request: Request) -> ProfileView:

@@ -69,6 +69,7 @@ ratings_t = Table(
     Column("mu", Float, nullable=False),
     Column("sigma", Float, nullable=False),
     Column("games", Integer, nullable=False, default=0),
+    Column("arena_hands", Integer, nullable=False, default=0),  # bots: calibration hands
     Column("updated", Float, nullable=False),
 )
 
@@ -135,6 +136,7 @@ class RatingRow:
     mu: float
     sigma: float
     games: int
+    arena_hands: int = 0
 
     @property
     def ordinal(self) -> float:
@@ -283,7 +285,13 @@ class RatingService:
                     else:
                         conn.execute(
                             insert(ratings_t).values(
-                                user_id=u, players=n, mu=mu, sigma=sigma, games=copies, updated=now
+                                user_id=u,
+                                players=n,
+                                mu=mu,
+                                sigma=sigma,
+                                games=copies,
+                                arena_hands=0,
+                                updated=now,
                             )
                         )
             for i, u in owners.items():
@@ -320,7 +328,12 @@ class RatingService:
                 .where(ratings_t.c.user_id == user.id)
                 .order_by(ratings_t.c.players)
             ).all()
-        return [RatingRow(int(r.players), float(r.mu), float(r.sigma), int(r.games)) for r in rows]
+        return [
+            RatingRow(
+                int(r.players), float(r.mu), float(r.sigma), int(r.games), int(r.arena_hands or 0)
+            )
+            for r in rows
+        ]
 
     def history(self, user: User, limit: int = 500) -> dict[int, list[dict[str, Any]]]:
         """Rating after each rated game, per player count, oldest first."""
@@ -369,8 +382,61 @@ class RatingService:
                 "mu": round(float(r.mu), 2),
                 "sigma": round(float(r.sigma), 2),
                 "games": int(r.games),
+                "arena_hands": int(r.arena_hands or 0),
             }
             for r in rows
         ]
         out.sort(key=lambda e: -e["rating"])
         return out[:limit]
+
+    # -- bots ------------------------------------------------------------------------
+
+    def calibrate_bots(
+        self,
+        bots: list[str],
+        players: int,
+        hands_per_table: int = 200,
+        *,
+        seed: int = 0,
+        workers: int | None = None,
+        force: bool = False,
+    ) -> dict[str, tuple[float, float]]:
+        """Rate the bots' accounts for ``players`` players from an arena round robin
+        between them (:func:`svoi_kozyri.arena.tournament.run_round_robin`), so a new
+        server shows how strong each level is before anybody played it.
+
+        A bot that already has rated web games keeps its rating unless ``force``.
+        Returns the ``(mu, sigma)`` written, by bot.
+        """
+        from ..arena.tournament import run_round_robin
+
+        report = run_round_robin(bots, hands_per_table, players=players, seed=seed, workers=workers)
+        written: dict[str, tuple[float, float]] = {}
+        now = time.time()
+        for name, st in report.bots.items():
+            if st.mu is None or st.sigma is None:
+                continue
+            user = self.accounts.ensure_bot(name)
+            with self.engine.begin() as conn:
+                row = conn.execute(
+                    select(ratings_t).where(
+                        ratings_t.c.user_id == user.id, ratings_t.c.players == players
+                    )
+                ).first()
+                if row is not None and int(row.games) > 0 and not force:
+                    continue
+                values = {"mu": st.mu, "sigma": st.sigma, "arena_hands": st.hands, "updated": now}
+                if row is None:
+                    conn.execute(
+                        insert(ratings_t).values(
+                            user_id=user.id, players=players, games=0, **values
+                        )
+                    )
+                else:
+                    conn.execute(
+                        update(ratings_t)
+                        .where(ratings_t.c.user_id == user.id, ratings_t.c.players == players)
+                        .values(**values)
+                    )
+            written[name] = (float(st.mu), float(st.sigma))
+        return written

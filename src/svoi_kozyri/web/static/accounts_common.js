@@ -87,6 +87,7 @@ const EN = {
   "profile.rated": "rated",
   "profile.wins": "{w} won of {g}",
   "profile.not_found": "No such player.",
+  "profile.arena": "{n} arena hands",
   "lobby.live.title": "Tables",
   "lobby.live.online": "Online",
   "lobby.live.online_summary": "{a} players with accounts, {g} guests, {s} spectators, {t} tables",
@@ -109,6 +110,7 @@ const EN = {
   "lobby.live.page": "{from}–{to} of {total}",
   "lobby.live.error": "Cannot load tables: {e}",
   "lobby.live.rated_tag": "rated",
+  "lobby.live.bots": "Bot strength ({n} players):",
   "lobby.live.rated_create": "rated (every human seat needs an account)",
 };
 

@@ -83,7 +83,18 @@ export function mountLiveLobby(el) {
     }
   }
 
-  el.replaceChildren(h("h2", {}, t("lobby.live.title")), online, filters, list, pager);
+  const botLine = h("div", { id: "lobby-bots", class: "small muted" });
+  el.replaceChildren(h("h2", {}, t("lobby.live.title")), online, botLine, filters, list, pager);
+  // how strong each bot level plays (their accounts' ratings), for newcomers
+  call("GET", "/api/ratings?players=4&bots=true&limit=10")
+    .then((r) => {
+      if (stopped || !r.ratings.length) return;
+      botLine.replaceChildren(
+        `${t("lobby.live.bots", { n: r.players })} `,
+        ...r.ratings.flatMap((b, i) => [i ? " · " : "", h("a", { href: `#/u/${encodeURIComponent(b.username)}` }, b.username), ` ${b.rating.toFixed(1)}`]),
+      );
+    })
+    .catch(() => {});
   refresh();
   const timer = setInterval(refresh, 4000);
   const onAccount = () => refresh();

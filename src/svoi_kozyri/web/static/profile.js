@@ -92,7 +92,7 @@ export function profilePage(app, username) {
             { id: "profile-ratings", class: "ratings" },
             h("tr", {}, h("th", {}, ""), h("th", {}, t("profile.rating")), h("th", {}, "μ ± σ"), h("th", {}, t("profile.games_n"))),
             ...p.ratings.map((r) =>
-              h("tr", { "data-players": r.players }, h("td", {}, t("profile.players", { n: r.players })), h("td", {}, r.rating.toFixed(2)), h("td", {}, `${r.mu.toFixed(1)} ± ${r.sigma.toFixed(1)}`), h("td", {}, r.games)),
+              h("tr", { "data-players": r.players }, h("td", {}, t("profile.players", { n: r.players })), h("td", {}, r.rating.toFixed(2)), h("td", {}, `${r.mu.toFixed(1)} ± ${r.sigma.toFixed(1)}`), h("td", {}, r.arena_hands ? `${r.games} · ${t("profile.arena", { n: r.arena_hands })}` : r.games)),
             ),
           )
         : h("p", { class: "muted" }, t("profile.no_ratings"));
