@@ -262,3 +262,36 @@ def test_no_secret_in_any_url_or_log_line(tmp_path: Path) -> None:
         assert s not in page
     for u in urls:
         assert not re.search(r"token|session|csrf|password", u, re.I), u
+
+
+def test_login_throttle_holds_across_server_processes(tmp_path: Path) -> None:
+    """Two apps on one database (two worker processes) count the same failures."""
+    settings = AccountSettings(time_cost=1, memory_cost=1024, parallelism=1, user_failures=3)
+    with make_client(tmp_path, settings) as one, make_client(tmp_path, settings) as two:
+        register(one, "Alice")
+        one.cookies.clear()
+        for i in range(3):
+            assert login(one if i % 2 else two, "Alice", f"guess {i}").status_code == 401
+        assert login(one, "Alice").status_code == 429
+        assert login(two, "Alice").status_code == 429
+
+
+def test_database_window_forgets_after_the_window(tmp_path: Path) -> None:
+    from sqlalchemy import create_engine
+
+    from svoi_kozyri.server.accounts import AccountService, DbWindow
+
+    eng = create_engine(f"sqlite:///{tmp_path / 'w.db'}")
+    AccountService(eng, AccountSettings.fast())  # creates the tables
+    w = DbWindow(eng, "user", 10.0)
+    for t in (0.0, 1.0, 2.0):
+        w.add("alice", t)
+    assert w.count("alice", 5.0) == 3 and w.count("bob", 5.0) == 0
+    assert w.retry_after("alice", 5.0) == 5
+    assert w.count("alice", 10.5) == 2
+    with eng.connect() as conn:
+        keys = {r[0] for r in conn.exec_driver_sql("select key from sk_login_events")}
+    assert "alice" not in keys  # stored hashed
+    w.clear("alice")
+    assert w.count("alice", 5.0) == 0
+    eng.dispose()

@@ -18,8 +18,9 @@ account adds a name that is the player's own, a rating and a list of games.
   and needs no storage; before log-in it is a double-submit cookie.  A page of
   another site can neither read the cookie nor set the header.
 * **Throttling**: :class:`LoginThrottle` counts failed log-ins per client
-  address and per user name in a sliding window and refuses further attempts
-  (HTTP 429 with ``Retry-After``) once either is over its limit.
+  address and per user name in a sliding window (in the database, so every
+  server process counts the same attempts) and refuses further attempts (HTTP
+  429 with ``Retry-After``) once either is over its limit.
 * **Seats**: ``sk_seat_accounts`` links a table seat to the account that holds
   it (created or joined while logged in, or a guest's seat claimed afterwards
   with its seat token).  That link is what ratings and profiles read.
@@ -47,6 +48,7 @@ from sqlalchemy import (
     Engine,
     Float,
     ForeignKey,
+    Index,
     Integer,
     String,
     Table,
@@ -103,6 +105,17 @@ seat_accounts_t = Table(
     Column("seat", Integer, primary_key=True),
     Column("user_id", Integer, ForeignKey("sk_users.id"), nullable=False, index=True),
     Column("linked", Float, nullable=False),
+)
+
+
+login_events_t = Table(
+    "sk_login_events",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("kind", String(8), nullable=False),
+    Column("key", String(64), nullable=False),
+    Column("t", Float, nullable=False),
+    Index("ix_sk_login_events_kind_key_t", "kind", "key", "t"),
 )
 
 
@@ -215,23 +228,87 @@ class SlidingWindow:
         self._events.pop(key, None)
 
 
+class DbWindow:
+    """:class:`SlidingWindow` kept in the database (``sk_login_events``), so every
+    server process sharing it counts the same attempts.  Keys are stored as their
+    SHA-256: a name typed into the log-in form may be somebody's password."""
+
+    def __init__(self, engine: Engine, kind: str, window_s: float) -> None:
+        self.engine = engine
+        self.kind = kind
+        self.window_s = window_s
+        self._adds = 0
+
+    def _where(self, key: str) -> Any:
+        return (login_events_t.c.kind == self.kind) & (login_events_t.c.key == hash_secret(key))
+
+    def count(self, key: str, now: float) -> int:
+        """Events of ``key`` still in the window."""
+        with self.engine.connect() as conn:
+            n = conn.execute(
+                select(func.count())
+                .select_from(login_events_t)
+                .where(self._where(key), login_events_t.c.t > now - self.window_s)
+            ).scalar_one()
+        return int(n)
+
+    def add(self, key: str, now: float) -> None:
+        """Count one event for ``key`` (and now and then forget the expired ones)."""
+        with self.engine.begin() as conn:
+            conn.execute(insert(login_events_t).values(kind=self.kind, key=hash_secret(key), t=now))
+            self._adds += 1
+            if self._adds % 100 == 0:
+                conn.execute(
+                    delete(login_events_t).where(
+                        login_events_t.c.kind == self.kind,
+                        login_events_t.c.t <= now - self.window_s,
+                    )
+                )
+
+    def retry_after(self, key: str, now: float) -> int:
+        """Whole seconds until the oldest event of ``key`` leaves the window."""
+        with self.engine.connect() as conn:
+            oldest = conn.execute(
+                select(func.min(login_events_t.c.t)).where(
+                    self._where(key), login_events_t.c.t > now - self.window_s
+                )
+            ).scalar_one()
+        if oldest is None:
+            return 0
+        return max(1, int(float(oldest) + self.window_s - now + 0.999))
+
+    def clear(self, key: str) -> None:
+        """Forget ``key``."""
+        with self.engine.begin() as conn:
+            conn.execute(delete(login_events_t).where(self._where(key)))
+
+
 class LoginThrottle:
-    """Failed log-ins per user name and per client address (in this process).
+    """Failed log-ins per user name and per client address.
 
     Both limits apply: one address trying many names hits the address limit, many
     addresses trying one name hit the name limit.  A successful log-in clears the
-    name's count (not the address's).
+    name's count (not the address's).  With an ``engine`` the counts live in the
+    database and hold across every server process; without, in this process.
     """
 
-    def __init__(self, settings: AccountSettings) -> None:
+    def __init__(self, settings: AccountSettings, engine: Engine | None = None) -> None:
         self.settings = settings
-        self.by_user = SlidingWindow(settings.window_s)
-        self.by_ip = SlidingWindow(settings.window_s)
-        self.registrations = SlidingWindow(3600.0)
+        self.by_user: SlidingWindow | DbWindow
+        self.by_ip: SlidingWindow | DbWindow
+        self.registrations: SlidingWindow | DbWindow
+        if engine is None:
+            self.by_user = SlidingWindow(settings.window_s)
+            self.by_ip = SlidingWindow(settings.window_s)
+            self.registrations = SlidingWindow(3600.0)
+        else:
+            self.by_user = DbWindow(engine, "user", settings.window_s)
+            self.by_ip = DbWindow(engine, "ip", settings.window_s)
+            self.registrations = DbWindow(engine, "register", 3600.0)
 
     def check(self, ip: str, name_key: str, now: float | None = None) -> None:
         """Raise a 429 :class:`AccountError` if this attempt is over a limit."""
-        now = time.monotonic() if now is None else now
+        now = time.time() if now is None else now
         s = self.settings
         if self.by_ip.count(ip, now) >= s.ip_failures:
             wait = self.by_ip.retry_after(ip, now)
@@ -249,7 +326,7 @@ class LoginThrottle:
 
     def failed(self, ip: str, name_key: str, now: float | None = None) -> None:
         """Count a failed attempt."""
-        now = time.monotonic() if now is None else now
+        now = time.time() if now is None else now
         self.by_ip.add(ip, now)
         self.by_user.add(name_key, now)
 
@@ -259,7 +336,7 @@ class LoginThrottle:
 
     def check_registration(self, ip: str, now: float | None = None) -> None:
         """Raise 429 when this address created too many accounts in the last hour."""
-        now = time.monotonic() if now is None else now
+        now = time.time() if now is None else now
         if self.registrations.count(ip, now) >= self.settings.registrations_per_ip:
             wait = self.registrations.retry_after(ip, now)
             raise AccountError(
@@ -290,10 +367,10 @@ class AccountService:
             time_cost=s.time_cost, memory_cost=s.memory_cost, parallelism=s.parallelism
         )
         self._dummy_hash = self.hasher.hash(secrets.token_urlsafe(16))
-        self.throttle = LoginThrottle(s)
+        self.throttle = LoginThrottle(s, engine)
         self.reserved = {username_key(r) for r in (reserved or set())} | RESERVED_NAMES
         self._touched: dict[int, float] = {}
-        metadata.create_all(engine, tables=[users_t, sessions_t, seat_accounts_t])
+        metadata.create_all(engine, tables=[users_t, sessions_t, seat_accounts_t, login_events_t])
 
     # -- accounts ------------------------------------------------------------------
 
