@@ -1,7 +1,7 @@
 """``python -m svoi_kozyri.server``: run the server with test and benchmark knobs.
 
 Same as ``svoi-kozyri serve`` plus ``--seed`` (reproducible table ids and deals),
-``--no-rate-limits`` and ``--idle-pause``, used by the tests and
+``--no-rate-limits``, ``--idle-pause`` and ``--migrate``, used by the tests and
 ``bench/server_load.py`` to start a real server process.
 """
 
@@ -27,11 +27,18 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--log-level", default="warning")
     p.add_argument("--no-rate-limits", action="store_true", help="switch the per-client limits off")
     p.add_argument("--idle-pause", type=float, default=IDLE_PAUSE_S, help="seconds")
+    p.add_argument("--migrate", action="store_true", help="migrate the database first")
     args = p.parse_args(argv)
     logging.basicConfig(level=args.log_level.upper())
     limits = Limits.off() if args.no_rate_limits else None
     uvicorn.run(
-        create_app(args.database, seed=args.seed, limits=limits, idle_pause_s=args.idle_pause),
+        create_app(
+            args.database,
+            seed=args.seed,
+            limits=limits,
+            idle_pause_s=args.idle_pause,
+            migrate=True if args.migrate else None,
+        ),
         host=args.host,
         port=args.port,
         log_level=args.log_level,

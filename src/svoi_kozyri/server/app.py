@@ -60,15 +60,17 @@ def create_app(
     seed: int | None = None,
     limits: Limits | None = None,
     idle_pause_s: float = IDLE_PAUSE_S,
+    migrate: bool | None = None,
 ) -> FastAPI:
     """The web app storing its tables at ``database_url`` (any SQLAlchemy URL).
 
     ``seed`` makes table ids, seeds and deals reproducible (tests); seat tokens
     always come from :mod:`secrets`.  ``limits`` sets the per-client rate limits
     (:meth:`Limits.off` for the load benchmark); ``idle_pause_s`` how long a
-    table plays on after its last human player left.
+    table plays on after its last human player left.  ``migrate``: see
+    :class:`~.db.Store` (by default SQLite is migrated, other databases must be).
     """
-    store = Store(database_url)
+    store = Store(database_url, migrate=migrate)
     hub = Hub(store, seed=seed, limits=limits, idle_pause_s=idle_pause_s)
     install_log_redaction()
 

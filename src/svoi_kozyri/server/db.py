@@ -54,7 +54,7 @@ tables_t = Table(
     Column("id", String(32), primary_key=True),
     Column("config", Text, nullable=False),
     Column("seed", BigInteger, nullable=False),
-    Column("status", String(16), nullable=False),
+    Column("status", String(16), nullable=False, index=True),
     Column("version", Integer, nullable=False, default=0),
     Column("listed", Integer, nullable=False, default=1),
     Column("created", Float, nullable=False),
@@ -77,6 +77,14 @@ meta_t = Table(
     metadata,
     Column("key", String(40), primary_key=True),
     Column("value", Text, nullable=False),
+)
+
+leases_t = Table(
+    "sk_leases",
+    metadata,
+    Column("table_id", String(32), ForeignKey("sk_tables.id"), primary_key=True),
+    Column("owner", String(64), nullable=False),
+    Column("expires", Float, nullable=False),
 )
 
 events_t = Table(
@@ -122,16 +130,35 @@ class StaleVersionError(RuntimeError):
 class Store:
     """Database access for the server; every method is one short transaction."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, *, migrate: bool | None = None) -> None:
+        """Open the database at ``url``.
+
+        ``migrate``: True brings the schema to the newest revision, False refuses
+        (:class:`~.migrate.UnmigratedDatabaseError`) a database that is not
+        there; None (the default) migrates SQLite files and checks the others
+        (see :mod:`.migrate`).
+        """
+        from . import migrate as migrations
+
         self.url = url
         u = make_url(url)
+        self.backend = u.get_backend_name()
         kwargs: dict[str, Any] = {}
-        if u.get_backend_name() == "sqlite":
+        if self.backend == "sqlite":
             kwargs["connect_args"] = {"check_same_thread": False}
         self.engine: Engine = create_engine(url, **kwargs)
-        if u.get_backend_name() == "sqlite":
+        if self.backend == "sqlite":
             event.listen(self.engine, "connect", _sqlite_pragmas)
-        metadata.create_all(self.engine)
+        if migrate is None:
+            migrate = self.backend == "sqlite"
+        try:
+            if migrate:
+                migrations.upgrade(self.engine)
+            else:
+                migrations.check(self.engine, url)
+        except BaseException:
+            self.engine.dispose()
+            raise
 
     def close(self) -> None:
         """Release the connection pool."""
