@@ -28,30 +28,26 @@ def serve(
         ),
     ] = None,
     log_level: Annotated[str, typer.Option(help="uvicorn log level")] = "info",
+    workers: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            max=64,
+            help="server processes sharing the tables (needs PostgreSQL when above 1)",
+        ),
+    ] = 1,
 ) -> None:
     """Serve the web game: lobby, tables with bots and friends, spectators, replays."""
-    import uvicorn
-
-    from ..server.app import create_app
     from ..server.migrate import UnmigratedDatabaseError
+    from ..server.run import WorkersNeedPostgresError, run_server
 
     url = database or default_database_url()
+    typer.echo(f"svoi-kozyri web: http://{host}:{port}/  (database {_shown(url)})")
     try:
-        app = create_app(url)
-    except UnmigratedDatabaseError as e:
+        run_server(url, host=host, port=port, workers=workers, log_level=log_level)
+    except (UnmigratedDatabaseError, WorkersNeedPostgresError) as e:
         typer.echo(f"svoi-kozyri serve: {e}", err=True)
         raise typer.Exit(1) from None
-    typer.echo(f"svoi-kozyri web: http://{host}:{port}/  (database {_shown(url)})")
-    uvicorn.run(
-        app,
-        host=host,
-        port=port,
-        log_level=log_level,
-        ws_max_size=64 * 1024,
-        ws_per_message_deflate=False,
-        ws_ping_interval=20,
-        ws_ping_timeout=20,
-    )
 
 
 def migrate(

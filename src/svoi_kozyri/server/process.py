@@ -37,6 +37,7 @@ class ServerProcess:
         log_path: Path | None = None,
         rate_limits: bool = True,
         migrate: bool = True,
+        workers: int = 1,
         extra_args: list[str] | None = None,
     ) -> None:
         self.database_url = database_url
@@ -45,6 +46,7 @@ class ServerProcess:
         self.log_path = log_path
         self.rate_limits = rate_limits
         self.migrate = migrate
+        self.workers = workers
         self.extra_args = list(extra_args or [])
         self.proc: subprocess.Popen[bytes] | None = None
 
@@ -75,6 +77,8 @@ class ServerProcess:
             cmd.append("--no-rate-limits")
         if self.migrate:
             cmd.append("--migrate")
+        if self.workers > 1:
+            cmd += ["--workers", str(self.workers)]
         cmd += self.extra_args
         out = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL  # noqa: SIM115
         self.proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT)
