@@ -80,3 +80,24 @@ def postgres_url() -> Iterator[str]:
 
 def test_sigkill_and_restart_postgres(postgres_url: str, tmp_path: Path) -> None:
     crash_and_resume(postgres_url, tmp_path)
+
+
+def test_serve_refuses_an_unmigrated_postgres_database(postgres_url: str) -> None:
+    import psycopg
+    from typer.testing import CliRunner
+
+    from svoi_kozyri.cli.main import app as cli
+
+    plain = postgres_url.replace("postgresql+psycopg://", "postgresql://")
+    with psycopg.connect(plain, autocommit=True) as conn:
+        conn.execute("DROP DATABASE IF EXISTS sk_fresh")
+        conn.execute("CREATE DATABASE sk_fresh")
+    fresh = postgres_url.rsplit("/", 1)[0] + "/sk_fresh"
+    out = CliRunner().invoke(cli, ["serve", "--database", fresh, "--port", "1"])
+    assert out.exit_code == 1
+    assert f"Run: svoi-kozyri migrate --database {fresh}" in out.output
+    done = CliRunner().invoke(cli, ["migrate", "--database", fresh])
+    assert done.exit_code == 0 and "-> revision 0003" in done.output
+    from svoi_kozyri.server.db import Store
+
+    Store(fresh, migrate=False).close()  # now accepted

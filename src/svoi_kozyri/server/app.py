@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 from collections.abc import AsyncIterator
 from importlib import resources
 from pathlib import Path
@@ -56,6 +57,22 @@ def _plain(text: str) -> str:
     return text.encode("utf-8", "replace").decode("utf-8")
 
 
+ENV_PREFIX = "SVOI_KOZYRI_SERVE_"
+"""Environment variables ``app_from_env`` reads (``serve --workers N`` passes the
+settings to uvicorn's worker processes this way)."""
+
+
+def app_from_env() -> FastAPI:
+    """The app of one worker process of ``serve --workers N`` (uvicorn factory)."""
+    env = os.environ
+    return create_app(
+        env[ENV_PREFIX + "DATABASE"],
+        limits=Limits.off() if env.get(ENV_PREFIX + "NO_RATE_LIMITS") == "1" else None,
+        idle_pause_s=float(env.get(ENV_PREFIX + "IDLE_PAUSE", IDLE_PAUSE_S)),
+        migrate=False,
+    )
+
+
 def create_app(
     database_url: str,
     *,
@@ -63,16 +80,19 @@ def create_app(
     limits: Limits | None = None,
     idle_pause_s: float = IDLE_PAUSE_S,
     accounts: AccountSettings | None = None,
+    migrate: bool | None = None,
 ) -> FastAPI:
     """The web app storing its tables at ``database_url`` (any SQLAlchemy URL).
 
     ``seed`` makes table ids, seeds and deals reproducible (tests); seat tokens
     always come from :mod:`secrets`.  ``limits`` sets the per-client rate limits
     (:meth:`Limits.off` for the load benchmark); ``idle_pause_s`` how long a
-    table plays on after its last human player left.  ``accounts`` tunes password
-    hashing and log-in limits (:class:`~.accounts.AccountSettings`).
+    table plays on after its last human player left.  ``migrate``: see
+    :class:`~.db.Store` (by default SQLite is migrated, other databases must be).
+    ``accounts`` tunes password hashing and log-in limits
+    (:class:`~.accounts.AccountSettings`).
     """
-    store = Store(database_url)
+    store = Store(database_url, migrate=migrate)
     hub = Hub(store, seed=seed, limits=limits, idle_pause_s=idle_pause_s)
     install_log_redaction()
 
@@ -122,8 +142,17 @@ def create_app(
         return FileResponse(STATIC_DIR / "rules.html")
 
     @app.get("/healthz")
-    async def healthz() -> dict[str, Any]:
-        return {"ok": True, "tables": len(hub.tables), "actions": hub.actions}
+    async def healthz(events: bool = False) -> dict[str, Any]:
+        """Liveness, and this process's tables and actions; ``?events=true`` adds
+        the events stored by every process (the load benchmark's count)."""
+        extra = {"events": store.total_events()} if events else {}
+        return {
+            **extra,
+            "ok": True,
+            "tables": len(hub.tables),
+            "actions": hub.actions,
+            "pid": os.getpid(),
+        }
 
     @app.get("/cards/{name}.svg", include_in_schema=False)
     async def card_image(name: str) -> Response:

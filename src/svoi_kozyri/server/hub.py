@@ -27,6 +27,7 @@ from fastapi import WebSocket, WebSocketDisconnect
 
 from .auth import LinkSigner, hash_token, new_token, seat_of_token
 from .bot_runner import CHEAP_BOTS, BotRunner, bot_names, default_bot
+from .cluster import Cluster
 from .db import Store
 from .guard import Limits, RateLimiter
 from .live import LiveTable
@@ -77,6 +78,8 @@ class Hub:
         self.join_limit = RateLimiter(self.limits.join_burst, self.limits.join_rate)
         self.message_limit = RateLimiter(self.limits.message_burst, self.limits.message_rate)
         self.signer = LinkSigner(store.server_secret())
+        self.cluster: Cluster | None = Cluster(self) if store.backend == "postgresql" else None
+        """Sharing the tables with other processes (PostgreSQL only)."""
 
     @property
     def bots(self) -> list[str]:
@@ -97,6 +100,8 @@ class Hub:
 
     async def start(self) -> None:
         """Load every unfinished table; none plays by itself until a human is back."""
+        if self.cluster is not None:
+            await self.cluster.start()
         for stored in self.store.load_active():
             try:
                 live = LiveTable.fresh(game_from_stored(stored))
@@ -104,6 +109,8 @@ class Hub:
                 log.error("table %s cannot be resumed: %s", stored.id, e)
                 continue
             self.tables[stored.id] = live
+            if self.cluster is not None:
+                self.cluster.attach(live)
             self.scheduler.schedule(live)
         log.info("resumed %d table(s)", len(self.tables))
 
@@ -111,6 +118,8 @@ class Hub:
         """Cancel timers and stop the bot workers (sockets are closed by the server)."""
         for live in self.tables.values():
             self.scheduler.cancel(live)
+        if self.cluster is not None:
+            await self.cluster.stop()
         self.runner.stop()
 
     def get(self, table_id: str) -> LiveTable | None:
@@ -122,6 +131,8 @@ class Hub:
                 live = LiveTable.fresh(game_from_stored(stored))
                 if live.game.status != "finished":  # finished tables never change
                     self.tables[table_id] = live
+                    if self.cluster is not None:
+                        self.cluster.attach(live)
         return live
 
     # -- HTTP actions ------------------------------------------------------------------
@@ -156,7 +167,10 @@ class Hub:
             ],
         )
         self.tables[table_id] = LiveTable.fresh(game)
-        return self._join(table_id, JoinRequest(name=req.name, seat=humans[0]), base_url)
+        grant = self._join(table_id, JoinRequest(name=req.name, seat=humans[0]), base_url)
+        if self.cluster is not None:
+            self.cluster.announce_new(table_id)
+        return grant
 
     def join(self, table_id: str, req: JoinRequest, base_url: str, client: str = "") -> SeatGrant:
         """Take a free human seat (the one asked for, or the first free one)."""
@@ -186,6 +200,8 @@ class Hub:
             info.name, info.token_hash = None, None
             raise TableError("seat_taken", f"seat {seat} was just taken")
         live.absent_since[seat] = time.monotonic()
+        if self.cluster is not None:
+            self.cluster.announce_seats(table_id)
         self.master.changed(live)
         return SeatGrant(
             table_id=table_id,
@@ -257,6 +273,8 @@ class Hub:
         conn.send(ServerWelcome(table_id=table_id, seat=conn.seat, name=name).model_dump_json())
         live.conns.add(conn)
         self._seen(live)
+        if self.cluster is not None:
+            self.cluster.presence(live)
         self.master.changed(live)
         strikes = 0
         try:
@@ -304,6 +322,8 @@ class Hub:
             live.absent_since[conn.seat] = time.monotonic()
             if live.game.seats[conn.seat].kind == "human":
                 live.human_seen = time.monotonic()
+        if self.cluster is not None:
+            self.cluster.presence(live)
         table_id = live.game.table_id
         if live.game.status == "finished" and not live.conns:
             # finished tables live in the database; drop them from memory

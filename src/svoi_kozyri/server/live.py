@@ -25,6 +25,12 @@ class LiveTable:
     turn_since: float = 0.0
     handle: asyncio.TimerHandle | None = None
     human_seen: float | None = None
+    remote: dict[str, frozenset[int]] = field(default_factory=dict)
+    """Human seats with a socket open at other server processes (by process)."""
+    lease_until: float = 0.0
+    """Until when (monotonic) this process holds the table's lease, when several
+    processes share the tables."""
+    retry: asyncio.TimerHandle | None = None
 
     @classmethod
     def fresh(cls, game: TableGame) -> LiveTable:
@@ -33,11 +39,18 @@ class LiveTable:
         return cls(game, absent_since=[now] * game.n, turn_since=now)
 
     def connected(self, seat: int) -> bool:
-        """Whether the seat's player has at least one open socket."""
-        return any(c.seat == seat for c in self.conns)
+        """Whether the seat's player has at least one open socket (at any process)."""
+        return any(c.seat == seat for c in self.conns) or any(
+            seat in seats for seats in self.remote.values()
+        )
+
+    def local_human_seats(self) -> frozenset[int]:
+        """Human seats with a socket open at this process."""
+        seats = self.game.seats
+        return frozenset(
+            c.seat for c in self.conns if c.seat is not None and seats[c.seat].kind == "human"
+        )
 
     def humans_connected(self) -> bool:
-        """Whether any human seat has a socket open."""
-        return any(
-            c.seat is not None and self.game.seats[c.seat].kind == "human" for c in self.conns
-        )
+        """Whether any human seat has a socket open (at any process)."""
+        return bool(self.local_human_seats()) or any(self.remote.values())

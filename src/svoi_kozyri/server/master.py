@@ -14,6 +14,7 @@ import asyncio
 import logging
 import random
 import time
+from collections.abc import Callable
 from typing import Any
 
 from ..bots.base import make_agent
@@ -61,6 +62,8 @@ class TableMaster:
         self.bots = bots
         self.rng = rng
         self.actions = 0
+        self.note: Callable[[str, int], str] | None = None
+        """Makes the notification sent with each commit (several processes)."""
         scheduler.commit = self.commit
 
     # -- the protocol --------------------------------------------------------------
@@ -112,8 +115,9 @@ class TableMaster:
         game = live.game
         seq = game.version
         game.apply(event, pending)
+        note = self.note(game.table_id, seq + 1) if self.note is not None else ""
         try:
-            self.store.append_event(game.table_id, seq, event, game.status)
+            self.store.append_event(game.table_id, seq, event, game.status, notify=note)
         except Exception as e:
             log.warning("table %s: event %d not stored (%s); reloading", game.table_id, seq, e)
             self.reload(live)

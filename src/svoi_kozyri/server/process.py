@@ -36,6 +36,8 @@ class ServerProcess:
         seed: int | None = None,
         log_path: Path | None = None,
         rate_limits: bool = True,
+        migrate: bool = True,
+        workers: int = 1,
         extra_args: list[str] | None = None,
     ) -> None:
         self.database_url = database_url
@@ -43,6 +45,8 @@ class ServerProcess:
         self.seed = seed
         self.log_path = log_path
         self.rate_limits = rate_limits
+        self.migrate = migrate
+        self.workers = workers
         self.extra_args = list(extra_args or [])
         self.proc: subprocess.Popen[bytes] | None = None
 
@@ -71,6 +75,10 @@ class ServerProcess:
             cmd += ["--seed", str(self.seed)]
         if not self.rate_limits:
             cmd.append("--no-rate-limits")
+        if self.migrate:
+            cmd.append("--migrate")
+        if self.workers > 1:
+            cmd += ["--workers", str(self.workers)]
         cmd += self.extra_args
         out = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL  # noqa: SIM115
         self.proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT)

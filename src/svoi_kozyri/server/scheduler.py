@@ -118,10 +118,10 @@ class Scheduler:
         if live.handle is not None:
             live.handle.cancel()
             live.handle = None
-        if not self.may_act(live):
-            return
         delay, kind = self.deadline(live)
         if delay is None or kind is None:
+            return
+        if not self.may_act(live):
             return
         version = live.game.version
         loop = asyncio.get_running_loop()
@@ -146,6 +146,8 @@ class Scheduler:
     async def _fire(self, live: LiveTable, version: int, kind: str) -> None:
         game = live.game
         if game.version != version or self.commit is None:
+            return
+        if not self.may_act(live):  # the lease went to another process
             return
         try:
             if kind == "pause":
