@@ -277,12 +277,11 @@ def test_login_throttle_holds_across_server_processes(tmp_path: Path) -> None:
 
 
 def test_database_window_forgets_after_the_window(tmp_path: Path) -> None:
-    from sqlalchemy import create_engine
+    from svoi_kozyri.server.accounts import DbWindow
+    from svoi_kozyri.server.db import Store
 
-    from svoi_kozyri.server.accounts import AccountService, DbWindow
-
-    eng = create_engine(f"sqlite:///{tmp_path / 'w.db'}")
-    AccountService(eng, AccountSettings.fast())  # creates the tables
+    store = Store(f"sqlite:///{tmp_path / 'w.db'}")  # migrated: the tables exist
+    eng = store.engine
     w = DbWindow(eng, "user", 10.0)
     for t in (0.0, 1.0, 2.0):
         w.add("alice", t)
@@ -294,4 +293,4 @@ def test_database_window_forgets_after_the_window(tmp_path: Path) -> None:
     assert "alice" not in keys  # stored hashed
     w.clear("alice")
     assert w.count("alice", 5.0) == 0
-    eng.dispose()
+    store.close()

@@ -44,14 +44,7 @@ from typing import Any
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy import (
-    Column,
     Engine,
-    Float,
-    ForeignKey,
-    Index,
-    Integer,
-    String,
-    Table,
     delete,
     func,
     insert,
@@ -61,7 +54,7 @@ from sqlalchemy import (
 from sqlalchemy.exc import IntegrityError
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from .db import metadata
+from .player_tables import login_events_t, seat_accounts_t, sessions_t, users_t
 
 SESSION_COOKIE = "sk_session"
 CSRF_COOKIE = "sk_csrf"
@@ -76,47 +69,6 @@ USERNAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_-]{2,19}$"
 PASSWORD_MIN = 8
 PASSWORD_MAX = 256
 RESERVED_NAMES = frozenset({"admin", "administrator", "root", "server", "spectator", "system"})
-
-users_t = Table(
-    "sk_users",
-    metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("username", String(32), nullable=False),
-    Column("username_key", String(32), nullable=False, unique=True),
-    Column("password_hash", String(200)),  # None for bot accounts: they never log in
-    Column("is_bot", Integer, nullable=False, default=0),
-    Column("created", Float, nullable=False),
-    Column("last_seen", Float, nullable=False, default=0.0),
-)
-
-sessions_t = Table(
-    "sk_sessions",
-    metadata,
-    Column("id_hash", String(64), primary_key=True),
-    Column("user_id", Integer, ForeignKey("sk_users.id"), nullable=False, index=True),
-    Column("created", Float, nullable=False),
-    Column("expires", Float, nullable=False),
-)
-
-seat_accounts_t = Table(
-    "sk_seat_accounts",
-    metadata,
-    Column("table_id", String(32), primary_key=True),
-    Column("seat", Integer, primary_key=True),
-    Column("user_id", Integer, ForeignKey("sk_users.id"), nullable=False, index=True),
-    Column("linked", Float, nullable=False),
-)
-
-
-login_events_t = Table(
-    "sk_login_events",
-    metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("kind", String(8), nullable=False),
-    Column("key", String(64), nullable=False),
-    Column("t", Float, nullable=False),
-    Index("ix_sk_login_events_kind_key_t", "kind", "key", "t"),
-)
 
 
 class AccountError(ValueError):
@@ -370,7 +322,6 @@ class AccountService:
         self.throttle = LoginThrottle(s, engine)
         self.reserved = {username_key(r) for r in (reserved or set())} | RESERVED_NAMES
         self._touched: dict[int, float] = {}
-        metadata.create_all(engine, tables=[users_t, sessions_t, seat_accounts_t, login_events_t])
 
     # -- accounts ------------------------------------------------------------------
 

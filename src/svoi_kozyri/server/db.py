@@ -428,3 +428,9 @@ def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
     cur.execute("PRAGMA foreign_keys=ON")
     cur.execute("PRAGMA busy_timeout=5000")
     cur.close()
+
+
+# The account and rating tables are part of the same schema (and of the Alembic
+# revisions): importing them here keeps ``metadata`` complete whichever module
+# is imported first.
+from . import player_tables as _player_tables  # noqa: E402, F401

@@ -22,9 +22,9 @@ from fastapi import APIRouter, Query, Request
 from pydantic import BaseModel, Field
 from sqlalchemy import and_, func, select
 
-from .accounts import AccountError, User, seat_accounts_t
+from .accounts import AccountError, User
 from .db import tables_t
-from .ratings_service import results_t
+from .player_tables import results_t, seat_accounts_t
 
 
 class RatingView(BaseModel):

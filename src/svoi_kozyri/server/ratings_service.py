@@ -29,19 +29,15 @@ from typing import Any
 
 from openskill.models import PlackettLuce
 from sqlalchemy import (
-    Column,
     Engine,
-    Float,
-    Integer,
-    String,
-    Table,
     insert,
     select,
     update,
 )
 
-from .accounts import AccountService, User, seat_accounts_t, users_t
-from .db import Store, metadata, tables_t
+from .accounts import AccountService, User
+from .db import Store, tables_t
+from .player_tables import ratings_t, results_t, seat_accounts_t, table_meta_t, users_t
 from .schemas import TableConfig
 from .table import SeatInfo, TableGame
 
@@ -49,47 +45,6 @@ log = logging.getLogger("svoi_kozyri.server.ratings")
 
 MU0 = 25.0
 SIGMA0 = 25.0 / 3.0
-
-table_meta_t = Table(
-    "sk_table_meta",
-    metadata,
-    Column("table_id", String(32), primary_key=True),
-    Column("rated", Integer, nullable=False, default=0),
-    Column("players", Integer, nullable=False),
-    Column("state", String(8), nullable=False, default="open"),  # open, done
-    Column("created", Float, nullable=False),
-    Column("finished", Float),
-)
-
-ratings_t = Table(
-    "sk_ratings",
-    metadata,
-    Column("user_id", Integer, primary_key=True),
-    Column("players", Integer, primary_key=True),
-    Column("mu", Float, nullable=False),
-    Column("sigma", Float, nullable=False),
-    Column("games", Integer, nullable=False, default=0),
-    Column("arena_hands", Integer, nullable=False, default=0),  # bots: calibration hands
-    Column("updated", Float, nullable=False),
-)
-
-results_t = Table(
-    "sk_game_results",
-    metadata,
-    Column("table_id", String(32), primary_key=True),
-    Column("seat", Integer, primary_key=True),
-    Column("user_id", Integer, nullable=False, index=True),
-    Column("players", Integer, nullable=False),
-    Column("rated", Integer, nullable=False),
-    Column("place", Integer, nullable=False),
-    Column("losses", Integer, nullable=False),
-    Column("points", Integer, nullable=False),
-    Column("mu_before", Float),
-    Column("sigma_before", Float),
-    Column("mu_after", Float),
-    Column("sigma_after", Float),
-    Column("finished", Float, nullable=False),
-)
 
 
 def ordinal(mu: float, sigma: float) -> float:
@@ -151,7 +106,6 @@ class RatingService:
         self.store = store
         self.engine: Engine = store.engine
         self.accounts = accounts
-        metadata.create_all(self.engine, tables=[table_meta_t, ratings_t, results_t])
 
     # -- creation ------------------------------------------------------------------
 
