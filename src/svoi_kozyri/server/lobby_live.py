@@ -6,8 +6,8 @@ names at the seats (and which are accounts or bots), counts of connected
 players and spectators, the rules options; never a token, a hand or a table
 that is not listed.  "Online" is the accounts seen in the last two minutes (any
 request with their session, the lobby's own polling included) together with
-every account connected to a table, plus counts of guests and spectators with
-an open table socket in this server process.
+every account connected to a table (at any server process), plus the guests
+connected to tables and the spectators watching at this process.
 """
 
 from __future__ import annotations
@@ -102,7 +102,7 @@ def lobby_page(
         spectators += spect
         seats = []
         for i, s in enumerate(g.seats):
-            connected = any(c.seat == i for c in conns)
+            connected = bool(live.connected(i))  # at any server process
             account = owners.get((g.table_id, i))
             if connected and s.kind == "human":
                 if account is not None:
