@@ -246,3 +246,27 @@ def test_sliding_window_and_throttle_unlock_after_the_window() -> None:
     for k in "abcd":
         w.add(k, 0.0)
     assert w.count("a", 1.0) == 0 and w.count("d", 1.0) == 1  # least recent forgotten
+
+
+def test_an_account_sits_at_most_once_at_a_table(tmp_path: Path) -> None:
+    with make_client(tmp_path) as c:
+        register(c, "Alice")
+        g = create_table(c, [{"kind": "human"}] * 3, rated=True)
+        r = join_table(c, g["table_id"])
+        assert r.status_code == 409 and r.json()["code"] == "already_seated"
+        view = c.get(f"/api/tables/{g['table_id']}").json()
+        assert [s["taken"] for s in view["seats"]] == [True, False, False]
+        # a second guest seat of the same browser is not claimed twice either
+        guest = c.__class__(c.app)
+        with guest:
+            t1 = create_table(guest, [{"kind": "human"}, {"kind": "human"}])
+            t2 = join_table(guest, t1["table_id"], name="Gus").json()
+            r = register(
+                guest,
+                "Gustav",
+                claims=[
+                    {"table_id": t1["table_id"], "token": t1["token"]},
+                    {"table_id": t1["table_id"], "token": t2["token"]},
+                ],
+            )
+            assert r.json()["claimed"] == [{"table_id": t1["table_id"], "seat": 0}]

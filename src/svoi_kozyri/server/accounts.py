@@ -524,6 +524,17 @@ class AccountService:
                 if int(row.user_id) == user.id:
                     return
                 raise AccountError("seat_claimed", "this seat belongs to another account", 409)
+            if not user.is_bot:  # a bot may fill several seats, a person one
+                other = conn.execute(
+                    select(seat_accounts_t.c.seat).where(
+                        seat_accounts_t.c.table_id == table_id,
+                        seat_accounts_t.c.user_id == user.id,
+                    )
+                ).first()
+                if other is not None:
+                    raise AccountError(
+                        "already_seated", "this account already has a seat at this table", 409
+                    )
             try:
                 conn.execute(
                     insert(seat_accounts_t).values(

@@ -193,7 +193,7 @@ def create_app(
     @app.post("/api/tables/{table_id}/join")
     async def join(table_id: str, req: JoinRequest, request: Request) -> SeatGrant:
         """Take a free human seat at a table."""
-        user, req.name = players.seat_name(request, req.name, players.is_rated(table_id))
+        user, req.name = players.seat_name(request, req.name, players.is_rated(table_id), table_id)
         grant = hub.join(table_id, req, str(request.base_url), client_key(request.scope))
         players.seat_taken(grant, user)
         return grant

@@ -154,10 +154,16 @@ class Players:
         """The account of the request's session cookie, or None (a guest)."""
         return self.accounts.session_user(request.cookies.get(SESSION_COOKIE))
 
-    def seat_name(self, request: Request, name: str, rated: bool) -> tuple[User | None, str]:
-        """Who takes a seat and under which name (see the module docstring)."""
+    def seat_name(
+        self, request: Request, name: str, rated: bool, table_id: str | None = None
+    ) -> tuple[User | None, str]:
+        """Who takes a seat and under which name (see the module docstring).  An
+        account sits at most once at a table (else one player could fill two seats
+        of a rated table)."""
         user = self.user_of(request)
         if user is not None:
+            if table_id is not None and self.accounts.seat_of_user(table_id, user) is not None:
+                raise AccountError("already_seated", "you already have a seat at this table", 409)
             return user, user.username
         if rated:
             raise AccountError("login_required", "rated tables are for accounts: log in first", 403)
