@@ -111,6 +111,7 @@ def test_account_rated_game_profile_chart_and_replay(server: ServerProcess) -> N
             " document.querySelector('#lobby-online').innerText.includes('Alice')",
         )
 
+        assert page.locator("#lobby-online a").all_inner_texts() == ["Alice"]
         rated_table = _create(page, 2, ["random"], rated=True)
         _play_until_over(page)
 
@@ -140,9 +141,11 @@ def test_account_rated_game_profile_chart_and_replay(server: ServerProcess) -> N
         page.goto(server.base + "/#/u/random")
         page.wait_for_selector("#bot-badge")
 
+        # log out everywhere, from the own profile
+        page.goto(server.base + "/#/u/Alice")
         page.click("#logout-all-btn")
         page.wait_for_selector("#account-open")
-        assert "1 device" in page.inner_text("#account-note")
+        assert "1 device" in page.inner_text("#logout-all-note")
         assert not errors, errors
         ctx.close()
         browser.close()

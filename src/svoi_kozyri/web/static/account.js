@@ -48,6 +48,10 @@ export function mountAccountBar(el) {
             ? await accountApi.login(user.value.trim(), pass.value)
             : await accountApi.register(user.value.trim(), pass.value, guestClaims());
         me = res.user;
+        // the name a seat shows (the server uses the account's name anyway)
+        try {
+          localStorage.setItem("sk.name", me.username);
+        } catch {}
         draw();
         if (res.claimed && res.claimed.length) note.textContent = t("account.claimed", { n: res.claimed.length });
         changed();
@@ -91,21 +95,6 @@ export function mountAccountBar(el) {
             changed();
           },
         }, t("account.logout")),
-        h("button", {
-          id: "logout-all-btn",
-          class: "link",
-          onclick: async () => {
-            try {
-              const r = await accountApi.logoutAll();
-              me = null;
-              draw();
-              note.textContent = t("account.logged_out_all", { n: r.sessions });
-              changed();
-            } catch (e) {
-              note.textContent = e.message;
-            }
-          },
-        }, t("account.logout_all")),
         note,
       );
     } else {
@@ -119,6 +108,12 @@ export function mountAccountBar(el) {
     }
   }
 
+  window.addEventListener("sk-account", (ev) => {
+    if (ev.detail === null && me) {
+      me = null; // logged out elsewhere on the page (profile: log out everywhere)
+      draw();
+    }
+  });
   draw();
   accountApi
     .me()

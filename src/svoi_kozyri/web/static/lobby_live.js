@@ -66,9 +66,9 @@ export function mountLiveLobby(el) {
       const o = page.online;
       online.replaceChildren(
         h("strong", {}, `${t("lobby.live.online")}: `),
-        o.accounts.length
+        ...(o.accounts.length
           ? o.accounts.flatMap((a, i) => [i ? ", " : "", h("a", { href: `#/u/${encodeURIComponent(a)}` }, a)])
-          : h("span", { class: "muted" }, t("lobby.live.nobody")),
+          : [h("span", { class: "muted" }, t("lobby.live.nobody"))]),
         h("div", { class: "muted" }, t("lobby.live.online_summary", { a: o.accounts.length, g: o.guests, s: o.spectators, t: o.tables })),
       );
       list.replaceChildren(...(page.tables.length ? page.tables.map(entry) : [h("p", {}, t("lobby.live.empty"))]));

@@ -65,6 +65,25 @@ function gameRow(g) {
   );
 }
 
+// On the player's own profile: end every session of the account (every device).
+function logoutEverywhere() {
+  const note = h("span", { id: "logout-all-note", class: "small", role: "status" });
+  const btn = h("button", {
+    id: "logout-all-btn",
+    onclick: async () => {
+      try {
+        const r = await call("POST", "/api/account/logout-all", {});
+        note.textContent = t("account.logged_out_all", { n: r.sessions });
+        btn.disabled = true;
+        window.dispatchEvent(new CustomEvent("sk-account", { detail: null }));
+      } catch (e) {
+        note.textContent = e.message;
+      }
+    },
+  }, t("account.logout_all"));
+  return h("p", { class: "row" }, btn, note);
+}
+
 export function profilePage(app, username) {
   let stopped = false;
   const games = h("ul", { id: "profile-games", class: "profile-games" });
@@ -107,9 +126,14 @@ export function profilePage(app, username) {
             h("p", { class: "muted small" }, t("profile.joined", { date: new Date(p.created * 1000).toLocaleDateString() }), " · ", t("profile.wins", { w: p.wins, g: p.games })),
             h("h3", {}, t("profile.ratings")),
             ratings,
-            h("h3", {}, t("profile.history")),
-            historyChart(p.history),
-            h("div", { class: "row small" }, ...Object.keys(p.history).map((n) => h("span", { class: `legend legend-${n}` }, t("profile.players", { n })))),
+            ...(Object.keys(p.history).length
+              ? [
+                  h("h3", {}, t("profile.history")),
+                  historyChart(p.history),
+                  h("div", { class: "row small" }, ...Object.keys(p.history).map((n) => h("span", { class: `legend legend-${n}` }, t("profile.players", { n })))),
+                ]
+              : []),
+            p.me ? logoutEverywhere() : null,
           ),
           h("section", { class: "panel" }, h("h3", {}, t("profile.games")), games, more),
         ),
