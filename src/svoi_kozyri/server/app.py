@@ -63,7 +63,12 @@ settings to uvicorn's worker processes this way)."""
 
 
 def app_from_env() -> FastAPI:
-    """The app of one worker process of ``serve --workers N`` (uvicorn factory)."""
+    """The app of one worker process of ``serve --workers N`` (uvicorn factory).
+
+    The worker ends with its supervisor, even one killed with SIGKILL."""
+    from .bot_runner import die_with_parent
+
+    die_with_parent(os.getppid())
     env = os.environ
     return create_app(
         env[ENV_PREFIX + "DATABASE"],

@@ -58,8 +58,9 @@ def default_bot() -> str:
     return next(b for b in DEFAULT_PREFERENCE if b in have)
 
 
-def _die_with_parent(parent: int) -> None:
-    """Worker initialiser: make sure this process ends when ``parent`` does."""
+def die_with_parent(parent: int) -> None:
+    """Make sure this process ends when ``parent`` does (bot workers, and the
+    worker processes of ``serve --workers N``)."""
     if sys.platform.startswith("linux"):
         with contextlib.suppress(OSError, AttributeError):
             libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
@@ -107,7 +108,7 @@ class BotRunner:
                 self._pool = concurrent.futures.ProcessPoolExecutor(
                     self.workers,
                     mp_context=ctx,
-                    initializer=_die_with_parent,
+                    initializer=die_with_parent,
                     initargs=(os.getpid(),),
                 )
             except (OSError, ValueError):

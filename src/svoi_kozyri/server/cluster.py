@@ -259,10 +259,10 @@ class Cluster:
                 log.warning("cluster heartbeat failed: %s", e)
 
     def _tick(self) -> None:
-        dead = set(self.store.heartbeat(self.owner, PROCESS_TTL_S))
+        alive = self.store.heartbeat(self.owner, PROCESS_TTL_S)
         now = time.monotonic()
         for live in list(self.hub.tables.values()):
-            for owner in [o for o in live.remote if o in dead]:
+            for owner in [o for o in live.remote if o not in alive]:
                 self._set_remote(live, owner, frozenset())
             renew = 0 < live.lease_until - now < LEASE_S / 2
             if renew and self.hub.scheduler.deadline(live)[0] is not None:

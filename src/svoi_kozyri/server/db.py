@@ -346,16 +346,16 @@ class Store:
             conn.execute(presence_t.delete().where(presence_t.c.owner == owner))
             conn.execute(processes_t.delete().where(processes_t.c.owner == owner))
 
-    def heartbeat(self, owner: str, ttl: float) -> list[str]:
-        """Say ``owner`` is alive for ``ttl`` seconds; the processes that are not
-        (their presence rows are removed)."""
+    def heartbeat(self, owner: str, ttl: float) -> set[str]:
+        """Say ``owner`` is alive for ``ttl`` seconds; the processes that are alive
+        (the presence rows of the others are removed)."""
         with self.engine.begin() as conn:
             conn.execute(_HEARTBEAT, {"o": owner, "ttl": ttl})
             dead = [r.owner for r in conn.execute(_DEAD)]
             if dead:
                 conn.execute(presence_t.delete().where(presence_t.c.owner.in_(dead)))
                 conn.execute(processes_t.delete().where(processes_t.c.owner.in_(dead)))
-            return dead
+            return {r.owner for r in conn.execute(select(processes_t.c.owner))}
 
     def set_presence(self, table_id: str, owner: str, seats: str, notify: str) -> None:
         """Record which human seats of a table have a socket at ``owner`` and tell
@@ -381,8 +381,8 @@ class Store:
             return {r.owner: r.seats for r in rows}
 
     def load(self, table_id: str) -> StoredTable | None:
-        """One table with its seats and events, or None."""
-        with self.engine.connect() as conn:
+        """One table with its seats and events, or None (one consistent snapshot)."""
+        with self._snapshot() as conn:
             row = conn.execute(select(tables_t).where(tables_t.c.id == table_id)).first()
             if row is None:
                 return None
@@ -390,9 +390,17 @@ class Store:
 
     def load_active(self) -> list[StoredTable]:
         """Every table that is not finished (to resume on start-up)."""
-        with self.engine.connect() as conn:
+        with self._snapshot() as conn:
             rows = conn.execute(select(tables_t).where(tables_t.c.status != "finished")).all()
             return [self._load_row(conn, r) for r in rows]
+
+    def _snapshot(self) -> Any:
+        """A connection whose reads all see one moment (PostgreSQL: REPEATABLE READ),
+        so a table's seats and events always agree even while other processes write."""
+        conn = self.engine.connect()
+        if self.backend == "postgresql":
+            conn = conn.execution_options(isolation_level="REPEATABLE READ")
+        return conn
 
     def _load_row(self, conn: Any, row: Any) -> StoredTable:
         seats = [
