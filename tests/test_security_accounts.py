@@ -233,7 +233,9 @@ def test_no_secret_in_any_url_or_log_line(tmp_path: Path) -> None:
                 == 200
             )
             secrets.append(b.cookies["sk_session"])
-            j = post(b, f"/api/tables/{guest['table_id']}/join", {"name": "x"}).json()
+            # Alice already sits at the guest table (claimed), so her second
+            # device opens a table of its own
+            j = post(b, "/api/tables", {"name": "x", "config": {"seats": [H, H]}}).json()
             secrets.append(j["token"])
             urls.append(j["invite_url"])
             games = a.get("/api/users/Alice/games").json()["games"]
