@@ -150,23 +150,18 @@ def test_games_list_pages_and_hides_unlisted_tables_from_others(tmp_path: Path) 
 
 
 def test_calibration_rates_bot_accounts_from_an_arena_round_robin(tmp_path: Path) -> None:
-    from svoi_kozyri.server.calibrate import main
+    from typer.testing import CliRunner
+
+    from svoi_kozyri.cli.main import app as cli
 
     db = tmp_path / "cal.db"
-    main(
-        [
-            "--database",
-            f"sqlite:///{db}",
-            "--bots",
-            "random,heuristic",
-            "--players",
-            "2",
-            "--hands",
-            "60",
-            "--workers",
-            "1",
-        ]
-    )
+    args = ["calibrate-bots", "--database", f"sqlite:///{db}", "--bots", "random,heuristic"]
+    out = CliRunner().invoke(cli, [*args, "--players", "2", "--hands", "60", "--workers", "1"])
+    assert out.exit_code == 0, out.output
+    assert out.output.index("heuristic") < out.output.index("random")  # the stronger first
+    for bad in (["--players", "5"], ["--bots", "random"], ["--bots", "random,nosuchbot"]):
+        wrong = CliRunner().invoke(cli, [*args, *bad])
+        assert wrong.exit_code == 1 and "calibrate-bots:" in wrong.output
     with make_client(tmp_path, db="cal.db") as c:
         board = c.get("/api/ratings", params={"players": 2, "bots": "true"}).json()["ratings"]
         assert [e["username"] for e in board] == ["heuristic", "random"]  # the stronger first
