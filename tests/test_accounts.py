@@ -42,7 +42,9 @@ def test_register_login_logout_and_cookie_flags(tmp_path: Path) -> None:
         assert "secure" not in low  # plain http (the https case is tested below)
         token_cookie = next(h for h in cookies if h.startswith("sk_csrf="))
         assert "httponly" not in token_cookie.lower()  # the page reads it
-        assert c.get("/api/account/me").json()["user"]["username"] == "Alice"
+        me = c.get("/api/account/me")
+        assert me.json()["user"]["username"] == "Alice"
+        assert me.headers["cache-control"] == "no-store" == r.headers["cache-control"]
 
         assert c.post("/api/account/logout", headers=csrf(c)).status_code == 200
         assert c.get("/api/account/me").json()["user"] is None
@@ -74,6 +76,8 @@ def test_session_cookie_is_secure_over_https(tmp_path: Path) -> None:
         ("Random", PASSWORD, "bad_username"),
         ("bot_anna", PASSWORD, "bad_username"),
         ("admin", PASSWORD, "bad_username"),
+        ("10H", PASSWORD, "bad_username"),  # reads like a card
+        ("Durak", PASSWORD, "bad_username"),  # a word of the table's messages
         ("Alice", "short", "bad_password"),
         ("Alice", "alice", "bad_password"),
     ],

@@ -55,6 +55,7 @@ from sqlalchemy.exc import IntegrityError
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from .player_tables import login_events_t, seat_accounts_t, sessions_t, users_t
+from .schemas import check_name
 
 SESSION_COOKIE = "sk_session"
 CSRF_COOKIE = "sk_csrf"
@@ -336,6 +337,10 @@ class AccountService:
         key = username_key(name)
         if key in self.reserved or key.startswith("bot"):
             raise AccountError("bad_username", f"the name {name!r} is reserved")
+        try:  # the rules every seat name follows: nothing that reads like game text
+            check_name(name)
+        except ValueError as e:
+            raise AccountError("bad_username", str(e)) from None
 
     def register(self, username: str, password: str) -> User:
         """Create an account (the name must be free, case-insensitively)."""

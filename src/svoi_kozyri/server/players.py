@@ -208,6 +208,7 @@ class Players:
 
 def _set_session_cookies(response: Response, request: Request, sid: str, ttl: float) -> None:
     https = request.url.scheme == "https"
+    response.headers["Cache-Control"] = "no-store"
     response.set_cookie(
         SESSION_COOKIE,
         sid,
@@ -241,6 +242,7 @@ def account_router(players: Players) -> APIRouter:
     @r.get("/me")
     async def me(request: Request, response: Response) -> MeView:
         """The logged-in account (null for a guest) and the CSRF token."""
+        response.headers["Cache-Control"] = "no-store"  # it carries the CSRF token
         sid = request.cookies.get(SESSION_COOKIE)
         user = acc.session_user(sid)
         if user is not None and sid:
