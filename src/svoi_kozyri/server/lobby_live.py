@@ -72,6 +72,16 @@ class LobbyPage(BaseModel):
     online: OnlineView
 
 
+def _summary(rules: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {k: rules.get(k) for k in RULE_FILTERS}
+    out["length"] = (
+        rules.get("loss_limit")
+        if rules.get("session_mode") == "losses"
+        else rules.get("points_target")
+    )
+    return out
+
+
 def lobby_page(
     players: Any,
     *,
@@ -82,90 +92,97 @@ def lobby_page(
     offset: int = 0,
     limit: int = 20,
 ) -> LobbyPage:
-    """The lobby as :class:`LobbyPage` (``players`` is the app's :class:`~.players.Players`)."""
+    """The lobby as :class:`LobbyPage` (``players`` is the app's :class:`~.players.Players`).
+
+    Filtering, sorting and counting use the tables' plain fields; the models are
+    built for the one page that is sent (a lobby of 1,000 tables stays cheap).
+    """
     hub = players.hub
-    lives = [
-        live
-        for live in list(hub.tables.values())
-        if live.game.status != "finished" and live.game.config.listed
-    ]
-    ids = [live.game.table_id for live in lives]
-    owners: dict[tuple[str, int], str] = players.accounts.seats_for_tables(ids)
+    rows: list[tuple[Any, str, int, list[int]]] = []  # live, status, free seats, humans here
+    for live in list(hub.tables.values()):
+        g = live.game
+        if not g.config.listed:
+            continue
+        st = g.status
+        if st == "finished":
+            continue
+        here: list[int] = []
+        if live.conns or getattr(live, "remote", None):
+            here = [i for i, s in enumerate(g.seats) if s.kind == "human" and live.connected(i)]
+        rows.append((live, st, sum(not s.taken for s in g.seats), here))
+    ids = [r[0].game.table_id for r in rows]
     rated_ids: set[str] = players.ratings.rated_tables(ids)
+
+    def keep(row: tuple[Any, str, int, list[int]]) -> bool:
+        live, _st, free, _here = row
+        g = live.game
+        if num_players is not None and g.n != num_players:
+            return False
+        if rated is not None and (g.table_id in rated_ids) != rated:
+            return False
+        if status == "open" and free == 0:
+            return False
+        if status == "playing" and free > 0:
+            return False
+        rd = g.rules_dict
+        return all(str(rd.get(k)) == v for k, v in (rules or {}).items())
+
+    matching = [r for r in rows if keep(r)]
+    # open seats first (somebody is waiting for a player), then the newest
+    matching.sort(key=lambda r: (r[2] == 0, -r[0].game.created, r[0].game.table_id))
+    page = matching[offset : offset + limit]
+    # accounts: for the tables shown, and wherever a human player is connected
+    lookup = {r[0].game.table_id for r in page} | {r[0].game.table_id for r in rows if r[3]}
+    owners: dict[tuple[str, int], str] = players.accounts.seats_for_tables(sorted(lookup))
     online = set(players.accounts.online())
     guests = spectators = 0
-    entries: list[LobbyTable] = []
-    for live in lives:
+    for live, _st, _free, here in rows:
+        spectators += sum(1 for c in list(live.conns) if c.seat is None)
+        for i in here:
+            account = owners.get((live.game.table_id, i))
+            if account is not None:
+                online.add(account)
+            else:
+                guests += 1
+    tables = []
+    for live, st, free, here in page:
         g = live.game
-        conns = list(live.conns)
-        spect = sum(1 for c in conns if c.seat is None)
-        spectators += spect
-        seats = []
-        for i, s in enumerate(g.seats):
-            connected = bool(live.connected(i))  # at any server process
-            account = owners.get((g.table_id, i))
-            if connected and s.kind == "human":
-                if account is not None:
-                    online.add(account)
-                else:
-                    guests += 1
-            seats.append(
-                LobbySeat(
-                    seat=i,
-                    letter=seat_name(i),
-                    label=g.seat_label(i),
-                    account=account if s.kind == "human" else None,
-                    bot=s.bot if s.kind == "bot" else None,
-                    taken=s.taken,
-                    connected=connected or s.kind == "bot",
-                )
-            )
-        rd = g.rules_dict
-        summary: dict[str, Any] = {k: rd.get(k) for k in RULE_FILTERS}
-        summary["length"] = (
-            rd.get("loss_limit") if rd.get("session_mode") == "losses" else rd.get("points_target")
-        )
-        entries.append(
+        tables.append(
             LobbyTable(
                 table_id=g.table_id,
                 title=g.config.title or f"table {g.table_id}",
-                status=g.status,
+                status=st,
                 players=g.n,
-                free_seats=sum(not s.taken for s in g.seats),
+                free_seats=free,
                 rated=g.table_id in rated_ids,
-                spectators=spect,
+                spectators=sum(1 for c in list(live.conns) if c.seat is None),
                 hand=g.hand_number,
-                rules=summary,
-                seats=seats,
+                rules=_summary(g.rules_dict),
+                seats=[
+                    LobbySeat(
+                        seat=i,
+                        letter=seat_name(i),
+                        label=g.seat_label(i),
+                        account=owners.get((g.table_id, i)) if s.kind == "human" else None,
+                        bot=s.bot if s.kind == "bot" else None,
+                        taken=s.taken,
+                        connected=s.kind == "bot" or i in here,
+                    )
+                    for i, s in enumerate(g.seats)
+                ],
                 created=g.created,
             )
         )
-
-    def keep(e: LobbyTable) -> bool:
-        if num_players is not None and e.players != num_players:
-            return False
-        if rated is not None and e.rated != rated:
-            return False
-        if status == "open" and e.free_seats == 0:
-            return False
-        if status == "playing" and e.free_seats > 0:
-            return False
-        return all(str(e.rules.get(k)) == v for k, v in (rules or {}).items())
-
-    matching = [e for e in entries if keep(e)]
-    # open seats first (somebody is waiting for a player), then the newest
-    matching.sort(key=lambda e: (e.free_seats == 0, -e.created, e.table_id))
-    page = matching[offset : offset + limit]
     return LobbyPage(
         total=len(matching),
         offset=offset,
         limit=limit,
-        tables=page,
+        tables=tables,
         online=OnlineView(
             accounts=sorted(online, key=str.casefold),
             guests=guests,
             spectators=spectators,
-            tables=len(entries),
+            tables=len(rows),
         ),
     )
 

@@ -106,6 +106,7 @@ class RatingService:
         self.store = store
         self.engine: Engine = store.engine
         self.accounts = accounts
+        self._rated: dict[str, bool] = {}
 
     # -- creation ------------------------------------------------------------------
 
@@ -121,6 +122,7 @@ class RatingService:
                     created=time.time(),
                 )
             )
+        self._rated[table_id] = bool(config.rated)
         for i, s in enumerate(config.seats):
             if s.kind == "bot" and s.bot:
                 self.accounts.link_seat(table_id, i, self.accounts.ensure_bot(s.bot))
@@ -134,16 +136,23 @@ class RatingService:
         return bool(row and row.rated)
 
     def rated_tables(self, table_ids: list[str]) -> set[str]:
-        """Which of ``table_ids`` are rated."""
-        if not table_ids:
-            return set()
-        with self.engine.connect() as conn:
-            rows = conn.execute(
-                select(table_meta_t.c.table_id).where(
-                    table_meta_t.c.table_id.in_(table_ids), table_meta_t.c.rated == 1
-                )
-            ).all()
-        return {r.table_id for r in rows}
+        """Which of ``table_ids`` are rated (remembered: a table's flag never changes,
+        and the lobby asks for every table on every poll)."""
+        missing = [t for t in table_ids if t not in self._rated]
+        for start in range(0, len(missing), 500):
+            chunk = missing[start : start + 500]
+            with self.engine.connect() as conn:
+                rows = conn.execute(
+                    select(table_meta_t.c.table_id, table_meta_t.c.rated).where(
+                        table_meta_t.c.table_id.in_(chunk)
+                    )
+                ).all()
+            if len(self._rated) > 200_000:
+                self._rated.clear()
+            found = {r.table_id: bool(r.rated) for r in rows}
+            for t in chunk:  # tables made before accounts existed are unrated
+                self._rated[t] = found.get(t, False)
+        return {t for t in table_ids if self._rated.get(t)}
 
     # -- finishing -----------------------------------------------------------------
 
