@@ -200,15 +200,23 @@ class Cluster:
             return
         if kind == "ev":
             if int(msg["v"]) > live.game.version:
-                self.catch_up(live)
+                if self._idle_here(live):
+                    live.stale = True  # nobody here needs it now: catch up when used
+                else:
+                    self.catch_up(live)
         elif kind == "seat":
             self._reload_seats(live)
         elif kind == "pres":
             seats = frozenset(int(c) for c in str(msg.get("s", "")))
             self._set_remote(live, str(msg["o"]), seats)
 
+    def _idle_here(self, live: LiveTable) -> bool:
+        """No socket and no lease here: the table's changes can wait."""
+        return not live.conns and live.lease_until <= time.monotonic()
+
     def catch_up(self, live: LiveTable) -> None:
         """Apply the events other processes committed since this process's version."""
+        live.stale = False
         game = live.game
         try:
             events = self.store.events_since(game.table_id, game.version)
@@ -228,7 +236,10 @@ class Cluster:
         for table_id, version in self.store.versions(list(tables)).items():
             live = tables.get(table_id)
             if live is not None and version > live.game.version:
-                self.catch_up(live)
+                if self._idle_here(live):
+                    live.stale = True
+                else:
+                    self.catch_up(live)
 
     def _reload_seats(self, live: LiveTable) -> None:
         for row in self.store.load_seats(live.game.table_id):

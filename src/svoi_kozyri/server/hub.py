@@ -125,6 +125,8 @@ class Hub:
     def get(self, table_id: str) -> LiveTable | None:
         """A live table, loading a finished one from the store on demand."""
         live = self.tables.get(table_id)
+        if live is not None and live.stale and self.cluster is not None:
+            self.cluster.catch_up(live)
         if live is None and len(table_id) <= 32:
             stored = self.store.load(table_id)
             if stored is not None:
@@ -272,6 +274,8 @@ class Hub:
         name = live.game.seats[conn.seat].name if conn.seat is not None else None
         conn.send(ServerWelcome(table_id=table_id, seat=conn.seat, name=name).model_dump_json())
         live.conns.add(conn)
+        if live.stale and self.cluster is not None:
+            self.cluster.catch_up(live)
         self._seen(live)
         if self.cluster is not None:
             self.cluster.presence(live)

@@ -31,6 +31,9 @@ class LiveTable:
     """Until when (monotonic) this process holds the table's lease, when several
     processes share the tables."""
     retry: asyncio.TimerHandle | None = None
+    stale: bool = False
+    """Other processes committed events this process has not applied yet (it
+    catches up when the table is next used here)."""
 
     @classmethod
     def fresh(cls, game: TableGame) -> LiveTable:

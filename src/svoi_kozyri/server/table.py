@@ -24,6 +24,7 @@ from typing import Any
 from ..core import (
     Game,
     IllegalMoveError,
+    MalformedError,
     Move,
     Rules,
     RulesError,
@@ -195,7 +196,7 @@ class TableGame:
             raise TableError("malformed", "a move must be text")
         try:
             move = Move.parse(text)
-        except (SvoiKozyriError, ValueError) as e:  # text that is no move at all
+        except MalformedError as e:  # text that is no move at all
             raise TableError("malformed", str(e)) from None
         try:
             after = st.copy()
