@@ -246,7 +246,18 @@ def account_router(players: Players) -> APIRouter:
         sid = request.cookies.get(SESSION_COOKIE)
         user = acc.session_user(sid)
         if user is not None and sid:
-            return MeView(user=_view(user), csrf=csrf_for_session(sid))
+            token = csrf_for_session(sid)
+            if request.cookies.get(CSRF_COOKIE) != token:  # lost or stale: set it again
+                response.set_cookie(
+                    CSRF_COOKIE,
+                    token,
+                    max_age=int(acc.settings.session_ttl_s),
+                    path="/",
+                    httponly=False,
+                    samesite="lax",
+                    secure=request.url.scheme == "https",
+                )
+            return MeView(user=_view(user), csrf=token)
         csrf = request.cookies.get(CSRF_COOKIE) or ""
         if len(csrf) < 32 or len(csrf) > 100:
             csrf = secrets.token_urlsafe(32)
