@@ -10,12 +10,18 @@ and the round trip of the scripted players' actions: from sending a move to
 receiving the table state that includes it.
 
     .venv/bin/python bench/server_load.py --tables 200 --duration 60
+    .venv/bin/python bench/server_load.py --postgres --workers 2 --tables 1000
+
+With ``--workers N`` the server is ``N`` uvicorn worker processes sharing the
+tables through PostgreSQL (``--postgres`` starts a throwaway one); the action
+count is read from the database, so it covers every process.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import statistics
 import sys
@@ -28,7 +34,7 @@ import httpx
 
 from svoi_kozyri.server.client import SeatClient, low_card_policy
 from svoi_kozyri.server.hub import default_bot
-from svoi_kozyri.server.process import ServerProcess
+from svoi_kozyri.server.process import ServerProcess, throwaway_postgres
 
 
 async def _make_tables(
@@ -38,7 +44,7 @@ async def _make_tables(
     cfg = {
         "seats": [{"kind": "human"}] * (seats - bots)
         + [{"kind": "bot", "bot": default_bot()}] * bots,
-        "rules": {"loss_limit": 1000},
+        "rules": {"loss_limit": 50},  # the most a web table allows
         "bot_delay_s": think,
         "hand_pause_s": think,
         "listed": False,
@@ -58,15 +64,28 @@ async def _make_tables(
 
 
 async def _actions(srv: ServerProcess) -> int:
+    """Events stored by every server process (counted in the database)."""
     async with httpx.AsyncClient(base_url=srv.base, timeout=60) as http:
-        n: int = (await http.get("/healthz")).json()["actions"]
+        n: int = (await http.get("/healthz", params={"events": "true"})).json()["events"]
         return n
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
-    with tempfile.TemporaryDirectory() as tmp:
-        db = f"sqlite:///{Path(tmp) / 'load.db'}"
-        with ServerProcess(db, seed=1, log_path=Path(tmp) / "server.log") as srv:
+    with contextlib.ExitStack() as stack:
+        tmp = stack.enter_context(tempfile.TemporaryDirectory())
+        if args.postgres:
+            db = stack.enter_context(throwaway_postgres({"max_connections": "300"}))
+        else:
+            db = args.database or f"sqlite:///{Path(tmp) / 'load.db'}"
+        log = Path(args.log) if args.log else Path(tmp) / "server.log"
+        srv = ServerProcess(
+            db,
+            seed=None if args.workers > 1 else 1,
+            log_path=log,
+            rate_limits=False,
+            workers=args.workers,
+        )
+        with srv:
             tables = await _make_tables(srv, args.tables, args.seats, args.bots, args.think)
             end = time.monotonic() + args.warmup + args.duration
             clients = [
@@ -90,11 +109,14 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 t.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
             errors = sum(len(c.errors) for c in clients)
+            server_log_lines = log.read_text(errors="replace").count("\n")
 
     def pct(p: float) -> float:
         return lat[min(len(lat) - 1, int(p / 100 * len(lat)))] * 1000 if lat else float("nan")
 
     return {
+        "database": "postgresql" if args.postgres or "postgresql" in db else "sqlite",
+        "workers": args.workers,
         "tables": args.tables,
         "connections": len(clients),
         "seats": args.seats,
@@ -110,6 +132,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "rtt_ms_max": round(max(lat) * 1000, 1) if lat else None,
         "rtt_ms_mean": round(statistics.fmean(lat) * 1000, 1) if lat else None,
         "errors": errors,
+        "server_log_lines": server_log_lines,
     }
 
 
@@ -123,9 +146,15 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--duration", type=float, default=60.0, help="measured seconds")
     p.add_argument("--warmup", type=float, default=10.0, help="seconds before measuring")
     p.add_argument("--spectators", action="store_true", help="one spectator per table")
+    p.add_argument("--log", default=None, help="keep the server's log in this file")
+    p.add_argument("--workers", type=int, default=1, help="server processes (PostgreSQL)")
+    p.add_argument("--postgres", action="store_true", help="a throwaway PostgreSQL server")
+    p.add_argument("--database", default=None, help="SQLAlchemy URL (default: SQLite file)")
     args = p.parse_args(argv)
     if not 0 <= args.bots < args.seats:
         p.error("--bots must leave at least one human seat")
+    if args.workers > 1 and not (args.postgres or "postgresql" in (args.database or "")):
+        p.error("--workers above 1 needs --postgres or a PostgreSQL --database")
     result = asyncio.run(run(args))
     json.dump(result, sys.stdout, indent=2)
     sys.stdout.write("\n")

@@ -11,6 +11,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from svoi_kozyri.server.app import create_app
+from svoi_kozyri.server.guard import Limits
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -19,7 +20,9 @@ FAST = {"bot_delay_s": 0, "hand_pause_s": 0}
 
 @pytest.fixture
 def client(tmp_path: Path) -> Iterator[TestClient]:
-    app = create_app(f"sqlite:///{tmp_path / 'web.db'}", seed=7)
+    # no rate limits: the scripted players move faster than people (the limits have
+    # their own tests in test_server_defects.py)
+    app = create_app(f"sqlite:///{tmp_path / 'web.db'}", seed=7, limits=Limits.off())
     with TestClient(app) as c:
         yield c
 
@@ -243,6 +246,9 @@ def test_reconnect_keeps_the_seat(client: TestClient) -> None:
 def test_standin_bot_plays_for_an_absent_player(client: TestClient) -> None:
     g = create(client, [{"kind": "human"}, {"kind": "bot"}], grace_s=0.2, **FAST)
     tid = g["table_id"]
+    with client.websocket_connect(f"/ws/{tid}") as ws:  # the player comes, then goes
+        hello(ws, g["token"])
+        recv_state(ws)
     with client.websocket_connect(f"/ws/{tid}") as spec:
         hello(spec, None)
         v = recv_state(
@@ -252,11 +258,11 @@ def test_standin_bot_plays_for_an_absent_player(client: TestClient) -> None:
 
 
 def test_turn_timer_moves_for_a_connected_player(client: TestClient) -> None:
-    g = create(client, [{"kind": "human"}, {"kind": "bot"}], turn_timer_s=0.3, **FAST)
+    g = create(client, [{"kind": "human"}, {"kind": "bot"}], turn_timer_s=1, **FAST)
     with client.websocket_connect(f"/ws/{g['table_id']}") as ws:
         hello(ws, g["token"])
         v = recv_state(ws, my_turn(0))
-        assert v["hand"]["deadline_s"] is not None and v["hand"]["deadline_s"] <= 0.3
+        assert v["hand"]["deadline_s"] is not None and v["hand"]["deadline_s"] <= 1
         v = recv_state(ws, lambda v: any(e["by"] == "timer" for e in v["hand"]["log"]))
         assert v["seats"][0]["connected"] and not v["seats"][0]["standin"]
 
@@ -308,8 +314,12 @@ def test_record_download_keeps_the_viewers_knowledge(client: TestClient) -> None
             if v["session"]["over"]:
                 break
             ws.send_text(json.dumps({"type": "move", "move": v["hand"]["legal"][0]}))
-    mine = client.get(f"/api/tables/{tid}/record", params={"token": g["token"]})
+    mine = client.get(f"/api/tables/{tid}/record", headers={"X-Seat-Token": g["token"]})
     assert mine.status_code == 200 and "attachment" in mine.headers["content-disposition"]
+    link = client.post(f"/api/tables/{tid}/record-link", headers={"X-Seat-Token": g["token"]})
+    assert link.status_code == 200 and g["token"] not in link.text
+    by_link = client.get(link.json()["url"])
+    assert by_link.status_code == 200 and by_link.text == mine.text
     public = client.get(f"/api/tables/{tid}/record").text
     for text, who in ((mine.text, "A"), (public, "spectator")):
         assert f'[Viewer "{who}"]' in text and "[Deck" not in text
@@ -318,7 +328,7 @@ def test_record_download_keeps_the_viewers_knowledge(client: TestClient) -> None
         assert [str(m) for _, m in recs[-1].moves][-len(v["hand"]["log"]) :] == [
             e["move"] for e in v["hand"]["log"]
         ]
-    assert client.get(f"/api/tables/{tid}/record", params={"token": "x"}).status_code == 403
+    assert client.get(f"/api/tables/{tid}/record", headers={"X-Seat-Token": "x"}).status_code == 403
 
 
 def test_serve_command_options(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -132,7 +132,7 @@ def _snapshot(
 
 def test_no_message_leaks_a_private_card(tmp_path: Path) -> None:
     db = f"sqlite:///{tmp_path / 'leak.db'}"
-    with ServerProcess(db, seed=11, log_path=tmp_path / "server.log") as srv:
+    with ServerProcess(db, seed=11, log_path=tmp_path / "server.log", rate_limits=False) as srv:
         results = asyncio.run(_play_all(srv))
     store = Store(db)
     checked = 0

@@ -29,8 +29,8 @@ def _tables() -> list[dict[str, Any]]:
         {"seats": [HUMAN, {"kind": "bot"}, {"kind": "bot"}], **slow_bot},
         # two humans
         {"seats": [HUMAN, HUMAN], "rules": {"pickup_rule": "fixed"}, **slow_bot},
-        # a four-seat table where the human is away: bots and a stand-in keep
-        # playing, so the kill lands in the middle of moves being made
+        # a four-seat table whose human looked in and left: bots and a stand-in
+        # keep playing, so the kill lands in the middle of moves being made
         {
             "seats": [HUMAN, {"kind": "bot"}, {"kind": "bot"}, {"kind": "bot"}],
             "grace_s": 0,
@@ -54,6 +54,9 @@ async def _setup_and_play(srv: ServerProcess) -> list[dict[str, Any]]:
             out.append({"id": g["table_id"], "tokens": tokens, "away": "grace_s" in cfg})
     for t in out:
         if t["away"]:
+            # the player looks in once and leaves: stand-ins play for them (a table
+            # whose humans never connected would not play by itself)
+            await SeatClient(srv.ws_base, t["id"], t["tokens"][0], None, max_moves=0).run()
             continue
         clients = [
             SeatClient(srv.ws_base, t["id"], tok, low_card_policy, seed=k, max_moves=4)

@@ -16,6 +16,7 @@ COMMAND_MODULES = [
     "arena_cmds",
     "play_cmds",
     "serve_cmds",
+    "account_cmds",
     "search_cmds",
     "notation_cmds",
 ]

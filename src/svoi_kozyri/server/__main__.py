@@ -1,7 +1,8 @@
 """``python -m svoi_kozyri.server``: run the server with test and benchmark knobs.
 
 Same as ``svoi-kozyri serve`` plus ``--seed`` (reproducible table ids and deals),
-used by the tests and ``bench/server_load.py`` to start a real server process.
+``--no-rate-limits``, ``--idle-pause`` and ``--migrate``, used by the tests and
+``bench/server_load.py`` to start a real server process.
 """
 
 from __future__ import annotations
@@ -9,9 +10,8 @@ from __future__ import annotations
 import argparse
 import logging
 
-import uvicorn
-
-from .app import create_app
+from .run import run_server
+from .scheduler import IDLE_PAUSE_S
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -22,15 +22,22 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--database", required=True, help="SQLAlchemy URL")
     p.add_argument("--seed", type=int, default=None)
     p.add_argument("--log-level", default="warning")
+    p.add_argument("--no-rate-limits", action="store_true", help="switch the per-client limits off")
+    p.add_argument("--idle-pause", type=float, default=IDLE_PAUSE_S, help="seconds")
+    p.add_argument("--migrate", action="store_true", help="migrate the database first")
+    p.add_argument("--workers", type=int, default=1, help="processes (PostgreSQL)")
     args = p.parse_args(argv)
     logging.basicConfig(level=args.log_level.upper())
-    uvicorn.run(
-        create_app(args.database, seed=args.seed),
+    run_server(
+        args.database,
         host=args.host,
         port=args.port,
+        workers=args.workers,
         log_level=args.log_level,
-        ws_max_size=64 * 1024,
-        ws_per_message_deflate=False,
+        seed=args.seed,
+        rate_limits=not args.no_rate_limits,
+        idle_pause_s=args.idle_pause,
+        migrate=True if args.migrate else None,
         ws_ping_interval=None,
     )
 

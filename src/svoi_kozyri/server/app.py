@@ -8,21 +8,35 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 from collections.abc import AsyncIterator
 from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import FastAPI, Header, Request, WebSocket
+from fastapi import FastAPI, Header, Query, Request, WebSocket
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
 
 from ..core import CardError, parse_card
+from .accounts import AccountSettings
+from .auth import LINK_TTL_S
 from .cards_svg import back_svg, card_svg
 from .db import Store
-from .hub import Hub
+from .guard import (
+    BodyLimitMiddleware,
+    Limits,
+    SecurityHeadersMiddleware,
+    client_key,
+    install_log_redaction,
+)
+from .hub import LOBBY_MAX, LOBBY_PAGE, Hub
+from .players import install_players
+from .replay import iter_replay
+from .scheduler import IDLE_PAUSE_S
 from .schemas import CreateTableRequest, JoinRequest, LobbyEntry, SeatGrant
-from .table import TableError, TableGame
+from .table import TableError
 from .views import table_view
 
 STATIC_DIR = Path(str(resources.files("svoi_kozyri") / "web" / "static"))
@@ -33,29 +47,90 @@ _STATUS = {
     "table_full": 409,
     "bad_token": 403,
     "no_record": 409,
+    "bad_link": 403,
+    "rate_limited": 429,
 }
 
 
-def create_app(database_url: str, *, seed: int | None = None) -> FastAPI:
+def _plain(text: str) -> str:
+    """``text`` with anything that cannot be encoded (lone surrogates) replaced."""
+    return text.encode("utf-8", "replace").decode("utf-8")
+
+
+ENV_PREFIX = "SVOI_KOZYRI_SERVE_"
+"""Environment variables ``app_from_env`` reads (``serve --workers N`` passes the
+settings to uvicorn's worker processes this way)."""
+
+
+def app_from_env() -> FastAPI:
+    """The app of one worker process of ``serve --workers N`` (uvicorn factory).
+
+    The worker ends with its supervisor, even one killed with SIGKILL."""
+    from .bot_runner import die_with_parent
+
+    die_with_parent(os.getppid())
+    env = os.environ
+    return create_app(
+        env[ENV_PREFIX + "DATABASE"],
+        limits=Limits.off() if env.get(ENV_PREFIX + "NO_RATE_LIMITS") == "1" else None,
+        idle_pause_s=float(env.get(ENV_PREFIX + "IDLE_PAUSE", IDLE_PAUSE_S)),
+        migrate=False,
+    )
+
+
+def create_app(
+    database_url: str,
+    *,
+    seed: int | None = None,
+    limits: Limits | None = None,
+    idle_pause_s: float = IDLE_PAUSE_S,
+    accounts: AccountSettings | None = None,
+    migrate: bool | None = None,
+) -> FastAPI:
     """The web app storing its tables at ``database_url`` (any SQLAlchemy URL).
 
     ``seed`` makes table ids, seeds and deals reproducible (tests); seat tokens
-    always come from :mod:`secrets`.
+    always come from :mod:`secrets`.  ``limits`` sets the per-client rate limits
+    (:meth:`Limits.off` for the load benchmark); ``idle_pause_s`` how long a
+    table plays on after its last human player left.  ``migrate``: see
+    :class:`~.db.Store` (by default SQLite is migrated, other databases must be).
+    ``accounts`` tunes password hashing and log-in limits
+    (:class:`~.accounts.AccountSettings`).
     """
-    store = Store(database_url)
-    hub = Hub(store, seed=seed)
+    store = Store(database_url, migrate=migrate)
+    hub = Hub(store, seed=seed, limits=limits, idle_pause_s=idle_pause_s)
+    install_log_redaction()
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         await hub.start()
+        await players.start()
         try:
             yield
         finally:
+            await players.stop()
             await hub.stop()
             store.close()
 
-    app = FastAPI(title="Svoi Kozyri", lifespan=lifespan, docs_url="/api/docs")
+    app = FastAPI(title="Svoi Kozyri", lifespan=lifespan, docs_url="/api/docs", redoc_url=None)
     app.state.hub = hub
+    players = install_players(app, hub, store, accounts)
+    app.add_middleware(BodyLimitMiddleware)
+    app.add_middleware(SecurityHeadersMiddleware)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        # the errors without the input (it may be megabytes, NaN or a lone
+        # surrogate, none of which belongs in the answer)
+        errors = [
+            {
+                "loc": [str(x) for x in e.get("loc", ())][:8],
+                "msg": _plain(str(e.get("msg", "")))[:200],
+                "type": _plain(str(e.get("type", "")))[:40],
+            }
+            for e in list(exc.errors())[:10]
+        ]
+        return JSONResponse({"code": "invalid", "detail": errors}, status_code=422)
 
     @app.exception_handler(TableError)
     async def _table_error(_request: Request, exc: TableError) -> JSONResponse:
@@ -72,8 +147,17 @@ def create_app(database_url: str, *, seed: int | None = None) -> FastAPI:
         return FileResponse(STATIC_DIR / "rules.html")
 
     @app.get("/healthz")
-    async def healthz() -> dict[str, Any]:
-        return {"ok": True, "tables": len(hub.tables), "actions": hub.actions}
+    async def healthz(events: bool = False) -> dict[str, Any]:
+        """Liveness, and this process's tables and actions; ``?events=true`` adds
+        the events stored by every process (the load benchmark's count)."""
+        extra = {"events": store.total_events()} if events else {}
+        return {
+            **extra,
+            "ok": True,
+            "tables": len(hub.tables),
+            "actions": hub.actions,
+            "pid": os.getpid(),
+        }
 
     @app.get("/cards/{name}.svg", include_in_schema=False)
     async def card_image(name: str, letters: str = "en") -> Response:
@@ -103,65 +187,111 @@ def create_app(database_url: str, *, seed: int | None = None) -> FastAPI:
         return {"options": option_specs()}
 
     @app.get("/api/tables")
-    async def lobby() -> list[LobbyEntry]:
-        """Open and running tables that are listed."""
-        return hub.lobby()
+    async def lobby(
+        limit: Annotated[int, Query(ge=1, le=LOBBY_MAX)] = LOBBY_PAGE,
+        offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
+    ) -> list[LobbyEntry]:
+        """A page of the open and running tables that are listed, newest first."""
+        return hub.lobby(limit, offset)
 
     @app.post("/api/tables")
     async def create(req: CreateTableRequest, request: Request) -> SeatGrant:
         """Create a table; the creator gets the first human seat and its token."""
-        return hub.create_table(req, str(request.base_url))
+        user, req.name = players.seat_name(request, req.name, req.config.rated)
+        grant = hub.create_table(req, str(request.base_url), client_key(request.scope))
+        players.table_created(grant, req.config, user)
+        return grant
 
     @app.post("/api/tables/{table_id}/join")
     async def join(table_id: str, req: JoinRequest, request: Request) -> SeatGrant:
         """Take a free human seat at a table."""
-        return hub.join(table_id, req, str(request.base_url))
+        user, req.name = players.seat_name(request, req.name, players.is_rated(table_id), table_id)
+        grant = hub.join(table_id, req, str(request.base_url), client_key(request.scope))
+        players.seat_taken(grant, user)
+        return grant
 
-    def _live_and_seat(table_id: str, token: str | None) -> tuple[Any, int | None]:
+    @app.middleware("http")
+    async def _no_token_in_urls(request: Request, call_next: Any) -> Response:
+        # a seat token never travels in a URL (it would land in logs and history)
+        if "token" in request.query_params:
+            return JSONResponse(
+                {
+                    "code": "token_in_url",
+                    "message": "send the seat token in the X-Seat-Token header "
+                    "(downloads: POST /api/tables/{id}/record-link)",
+                },
+                status_code=400,
+            )
+        response: Response = await call_next(request)
+        return response
+
+    def _live_and_seat(
+        table_id: str, token: str | None, request: Request | None = None
+    ) -> tuple[Any, int | None]:
         live = hub.get(table_id)
         if live is None:
             raise TableError("no_table", f"no table {table_id!r}")
         seat = hub.seat_of_token(live, token)
         if token and seat is None:
             raise TableError("bad_token", "this token holds no seat at this table")
+        if seat is None and request is not None:  # a logged-in player's own seat
+            seat = players.seat_of_request(request, table_id)
         return live, seat
 
     @app.get("/api/tables/{table_id}")
     async def table(
-        table_id: str, x_seat_token: Annotated[str | None, Header()] = None
+        table_id: str,
+        request: Request,
+        x_seat_token: Annotated[str | None, Header(max_length=100)] = None,
     ) -> Response:
         """The table as the token's seat (or a spectator, without a token) sees it."""
-        live, seat = _live_and_seat(table_id, x_seat_token)
+        live, seat = _live_and_seat(table_id, x_seat_token, request)
         return Response(hub.view_for(live, seat), media_type="application/json")
 
     @app.get("/api/tables/{table_id}/replay")
     async def replay(
         table_id: str,
-        token: str | None = None,
-        x_seat_token: Annotated[str | None, Header()] = None,
+        request: Request,
+        x_seat_token: Annotated[str | None, Header(max_length=100)] = None,
     ) -> Response:
         """Every step of the game as the viewer saw it (their knowledge only)."""
-        live, seat = _live_and_seat(table_id, x_seat_token or token)
-        game: TableGame = live.game
-        copy = TableGame(game.table_id, game.config, game.seed, game.seats, game.created)
-        n = game.n
-        steps = []
-        for ev in game.events:
-            copy.apply(ev)
-            view = table_view(copy, seat, [False] * n, [False] * n)
-            steps.append(view.model_dump(mode="json"))
+        live, seat = _live_and_seat(table_id, x_seat_token, request)
+        n = live.game.n
+        steps = [
+            table_view(copy, seat, [False] * n, [False] * n).model_dump(mode="json")
+            for _ev, copy in iter_replay(live.game)
+        ]
         return Response(json.dumps({"steps": steps}), media_type="application/json")
+
+    @app.post("/api/tables/{table_id}/record-link")
+    async def record_link(
+        table_id: str,
+        request: Request,
+        x_seat_token: Annotated[str | None, Header(max_length=100)] = None,
+    ) -> dict[str, Any]:
+        """A short-lived signed link to download the record as the token's seat
+        (a download cannot send a header, and a token must never be in a URL)."""
+        _live, seat = _live_and_seat(table_id, x_seat_token, request)
+        link = hub.signer.sign("record", table_id, seat)
+        return {"url": f"/api/tables/{table_id}/record?link={link}", "expires_s": LINK_TTL_S}
 
     @app.get("/api/tables/{table_id}/record")
     async def record(
         table_id: str,
-        token: str | None = None,
-        x_seat_token: Annotated[str | None, Header()] = None,
+        request: Request,
+        link: Annotated[str | None, Query(max_length=80)] = None,
+        x_seat_token: Annotated[str | None, Header(max_length=100)] = None,
     ) -> Response:
-        """The game in the project's record format, keeping only the viewer's knowledge."""
+        """The game in the project's record format, keeping only the viewer's knowledge:
+        the header's seat, the signed link's seat, or a spectator's."""
         from .records_export import export_records
 
-        live, seat = _live_and_seat(table_id, x_seat_token or token)
+        live, seat = _live_and_seat(table_id, x_seat_token, request)
+        if link is not None:
+            linked = hub.signer.check("record", table_id, link)
+            if linked is False:
+                raise TableError("bad_link", "this download link is not valid (any more)")
+            seat = linked if isinstance(linked, int) else None
         text = export_records(live.game, seat)
         return PlainTextResponse(
             text,
@@ -171,7 +301,7 @@ def create_app(database_url: str, *, seed: int | None = None) -> FastAPI:
     @app.websocket("/ws/{table_id}")
     async def ws(websocket: WebSocket, table_id: str) -> None:
         await websocket.accept()
-        await hub.serve_socket(websocket, table_id)
+        await hub.serve_socket(websocket, table_id, client_key(websocket.scope))
 
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     return app

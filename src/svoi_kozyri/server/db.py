@@ -14,8 +14,8 @@ transaction.
 
 from __future__ import annotations
 
-import hashlib
 import json
+import secrets
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -35,11 +35,18 @@ from sqlalchemy import (
     bindparam,
     create_engine,
     event,
+    func,
     insert,
     select,
+    text,
     update,
 )
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import IntegrityError
+
+from .auth import hash_token
+
+__all__ = ["StaleVersionError", "Store", "StoredTable", "hash_token", "metadata"]
 
 metadata = MetaData()
 
@@ -49,7 +56,7 @@ tables_t = Table(
     Column("id", String(32), primary_key=True),
     Column("config", Text, nullable=False),
     Column("seed", BigInteger, nullable=False),
-    Column("status", String(16), nullable=False),
+    Column("status", String(16), nullable=False, index=True),
     Column("version", Integer, nullable=False, default=0),
     Column("listed", Integer, nullable=False, default=1),
     Column("created", Float, nullable=False),
@@ -65,6 +72,36 @@ seats_t = Table(
     Column("bot", String(40)),
     Column("name", String(64)),
     Column("token_hash", String(64)),
+)
+
+meta_t = Table(
+    "sk_meta",
+    metadata,
+    Column("key", String(40), primary_key=True),
+    Column("value", Text, nullable=False),
+)
+
+leases_t = Table(
+    "sk_leases",
+    metadata,
+    Column("table_id", String(32), ForeignKey("sk_tables.id"), primary_key=True),
+    Column("owner", String(64), nullable=False),
+    Column("expires", Float, nullable=False),
+)
+
+processes_t = Table(
+    "sk_processes",
+    metadata,
+    Column("owner", String(64), primary_key=True),
+    Column("expires", Float, nullable=False),
+)
+
+presence_t = Table(
+    "sk_presence",
+    metadata,
+    Column("table_id", String(32), primary_key=True),
+    Column("owner", String(64), primary_key=True),
+    Column("seats", String(16), nullable=False),
 )
 
 events_t = Table(
@@ -87,11 +124,23 @@ _BUMP_VERSION = (
     )
 )
 _INSERT_EVENT = insert(events_t)
+_NOTIFY = text("SELECT pg_notify(:c, :p)")
+_DB_NOW = "extract(epoch from clock_timestamp())"
+_ACQUIRE = text(
+    f"""INSERT INTO sk_leases (table_id, owner, expires) VALUES (:t, :o, {_DB_NOW} + :ttl)
+    ON CONFLICT (table_id) DO UPDATE SET owner = EXCLUDED.owner, expires = EXCLUDED.expires
+    WHERE sk_leases.owner = EXCLUDED.owner OR sk_leases.expires < {_DB_NOW}
+    RETURNING owner"""
+)
+_LEASE_LEFT = text(f"SELECT expires - {_DB_NOW} FROM sk_leases WHERE table_id = :t")
+_HEARTBEAT = text(
+    f"""INSERT INTO sk_processes (owner, expires) VALUES (:o, {_DB_NOW} + :ttl)
+    ON CONFLICT (owner) DO UPDATE SET expires = EXCLUDED.expires"""
+)
+_DEAD = text(f"SELECT owner FROM sk_processes WHERE expires < {_DB_NOW}")
 
-
-def hash_token(token: str) -> str:
-    """The stored form of a seat token."""
-    return hashlib.sha256(token.encode()).hexdigest()
+CHANNEL = "sk_tables"
+"""The PostgreSQL notification channel the server processes talk on."""
 
 
 @dataclass
@@ -115,20 +164,57 @@ class StaleVersionError(RuntimeError):
 class Store:
     """Database access for the server; every method is one short transaction."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, *, migrate: bool | None = None) -> None:
+        """Open the database at ``url``.
+
+        ``migrate``: True brings the schema to the newest revision, False refuses
+        (:class:`~.migrate.UnmigratedDatabaseError`) a database that is not
+        there; None (the default) migrates SQLite files and checks the others
+        (see :mod:`.migrate`).
+        """
+        from . import migrate as migrations
+
         self.url = url
         u = make_url(url)
+        self.backend = u.get_backend_name()
         kwargs: dict[str, Any] = {}
-        if u.get_backend_name() == "sqlite":
+        if self.backend == "sqlite":
             kwargs["connect_args"] = {"check_same_thread": False}
         self.engine: Engine = create_engine(url, **kwargs)
-        if u.get_backend_name() == "sqlite":
+        if self.backend == "sqlite":
             event.listen(self.engine, "connect", _sqlite_pragmas)
-        metadata.create_all(self.engine)
+        if migrate is None:
+            migrate = self.backend == "sqlite"
+        try:
+            if migrate:
+                migrations.upgrade(self.engine)
+            else:
+                migrations.check(self.engine, url)
+        except BaseException:
+            self.engine.dispose()
+            raise
 
     def close(self) -> None:
         """Release the connection pool."""
         self.engine.dispose()
+
+    def server_secret(self) -> bytes:
+        """The secret signing this database's links, shared by every server process
+        on it (created on first use)."""
+        with self.engine.begin() as conn:
+            row = conn.execute(select(meta_t.c.value).where(meta_t.c.key == "link_secret")).first()
+            if row is not None:
+                return bytes.fromhex(row.value)
+        value = secrets.token_hex(32)
+        try:
+            with self.engine.begin() as conn:
+                conn.execute(insert(meta_t).values(key="link_secret", value=value))
+        except IntegrityError:  # another process created it first
+            pass
+        with self.engine.connect() as conn:
+            row = conn.execute(select(meta_t.c.value).where(meta_t.c.key == "link_secret")).first()
+            assert row is not None
+            return bytes.fromhex(row.value)
 
     def create_table(
         self, table_id: str, config: dict[str, Any], seed: int, seats: list[dict[str, Any]]
@@ -173,11 +259,17 @@ class Store:
             )
             return True
 
-    def append_event(self, table_id: str, seq: int, data: dict[str, Any], status: str) -> None:
+    def append_event(
+        self, table_id: str, seq: int, data: dict[str, Any], status: str, notify: str = ""
+    ) -> None:
         """Store event number ``seq`` (0-based) and the table's new version and status
-        in one transaction.  The version check refuses a second writer."""
+        in one transaction.  The version check refuses a second writer.  With
+        ``notify`` (PostgreSQL) the transaction also sends that payload on
+        :data:`CHANNEL`, so the other processes hear of the event once it is committed."""
         now = time.time()
         with self.engine.begin() as conn:
+            if notify:
+                conn.execute(_NOTIFY, {"c": CHANNEL, "p": notify})
             res = conn.execute(
                 _BUMP_VERSION,
                 {
@@ -194,9 +286,103 @@ class Store:
                 _INSERT_EVENT, {"table_id": table_id, "seq": seq, "data": data, "created": now}
             )
 
-    def load(self, table_id: str) -> StoredTable | None:
-        """One table with its seats and events, or None."""
+    # -- many processes (PostgreSQL) ---------------------------------------------
+
+    def notify(self, payload: str) -> None:
+        """Send ``payload`` to every listening process."""
+        with self.engine.begin() as conn:
+            conn.execute(_NOTIFY, {"c": CHANNEL, "p": payload})
+
+    def events_since(self, table_id: str, seq: int) -> list[dict[str, Any]]:
+        """The events numbered ``seq`` and later, in order."""
         with self.engine.connect() as conn:
+            rows = conn.execute(
+                select(events_t.c.data)
+                .where(events_t.c.table_id == table_id, events_t.c.seq >= seq)
+                .order_by(events_t.c.seq)
+            )
+            return [r.data for r in rows]
+
+    def total_events(self) -> int:
+        """Events stored over all tables (the benchmark's action count)."""
+        with self.engine.connect() as conn:
+            total = conn.execute(select(func.coalesce(func.sum(tables_t.c.version), 0))).scalar()
+            return int(total or 0)
+
+    def versions(self, table_ids: list[str]) -> dict[str, int]:
+        """The stored version of each table."""
+        if not table_ids:
+            return {}
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                select(tables_t.c.id, tables_t.c.version).where(tables_t.c.id.in_(table_ids))
+            )
+            return {r.id: int(r.version) for r in rows}
+
+    def load_seats(self, table_id: str) -> list[dict[str, Any]]:
+        """A table's seats, in order."""
+        with self.engine.connect() as conn:
+            return [
+                dict(r._mapping)
+                for r in conn.execute(
+                    select(seats_t).where(seats_t.c.table_id == table_id).order_by(seats_t.c.seat)
+                )
+            ]
+
+    def acquire_lease(self, table_id: str, owner: str, ttl: float) -> tuple[bool, float]:
+        """Take or renew the table's lease for ``ttl`` seconds (database clock):
+        (held, seconds the lease runs from now)."""
+        with self.engine.begin() as conn:
+            got = conn.execute(_ACQUIRE, {"t": table_id, "o": owner, "ttl": ttl}).first()
+            if got is not None:
+                return True, ttl
+            left = conn.execute(_LEASE_LEFT, {"t": table_id}).scalar()
+            return False, max(0.0, float(left or 0.0))
+
+    def release_leases(self, owner: str) -> None:
+        """Give up every lease and presence of ``owner`` (a clean shutdown)."""
+        with self.engine.begin() as conn:
+            conn.execute(leases_t.delete().where(leases_t.c.owner == owner))
+            conn.execute(presence_t.delete().where(presence_t.c.owner == owner))
+            conn.execute(processes_t.delete().where(processes_t.c.owner == owner))
+
+    def heartbeat(self, owner: str, ttl: float) -> set[str]:
+        """Say ``owner`` is alive for ``ttl`` seconds; the processes that are alive
+        (the presence rows of the others are removed)."""
+        with self.engine.begin() as conn:
+            conn.execute(_HEARTBEAT, {"o": owner, "ttl": ttl})
+            dead = [r.owner for r in conn.execute(_DEAD)]
+            if dead:
+                conn.execute(presence_t.delete().where(presence_t.c.owner.in_(dead)))
+                conn.execute(processes_t.delete().where(processes_t.c.owner.in_(dead)))
+            return {r.owner for r in conn.execute(select(processes_t.c.owner))}
+
+    def set_presence(self, table_id: str, owner: str, seats: str, notify: str) -> None:
+        """Record which human seats of a table have a socket at ``owner`` and tell
+        the other processes."""
+        with self.engine.begin() as conn:
+            conn.execute(
+                presence_t.delete().where(
+                    presence_t.c.table_id == table_id, presence_t.c.owner == owner
+                )
+            )
+            if seats:
+                conn.execute(insert(presence_t).values(table_id=table_id, owner=owner, seats=seats))
+            conn.execute(_NOTIFY, {"c": CHANNEL, "p": notify})
+
+    def presence(self, table_id: str) -> dict[str, str]:
+        """owner -> seats (digits) of the living processes' sockets at a table."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                select(presence_t.c.owner, presence_t.c.seats)
+                .join(processes_t, processes_t.c.owner == presence_t.c.owner)
+                .where(presence_t.c.table_id == table_id)
+            )
+            return {r.owner: r.seats for r in rows}
+
+    def load(self, table_id: str) -> StoredTable | None:
+        """One table with its seats and events, or None (one consistent snapshot)."""
+        with self._snapshot() as conn:
             row = conn.execute(select(tables_t).where(tables_t.c.id == table_id)).first()
             if row is None:
                 return None
@@ -204,9 +390,17 @@ class Store:
 
     def load_active(self) -> list[StoredTable]:
         """Every table that is not finished (to resume on start-up)."""
-        with self.engine.connect() as conn:
+        with self._snapshot() as conn:
             rows = conn.execute(select(tables_t).where(tables_t.c.status != "finished")).all()
             return [self._load_row(conn, r) for r in rows]
+
+    def _snapshot(self) -> Any:
+        """A connection whose reads all see one moment (PostgreSQL: REPEATABLE READ),
+        so a table's seats and events always agree even while other processes write."""
+        conn = self.engine.connect()
+        if self.backend == "postgresql":
+            conn = conn.execution_options(isolation_level="REPEATABLE READ")
+        return conn
 
     def _load_row(self, conn: Any, row: Any) -> StoredTable:
         seats = [
@@ -242,3 +436,9 @@ def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
     cur.execute("PRAGMA foreign_keys=ON")
     cur.execute("PRAGMA busy_timeout=5000")
     cur.close()
+
+
+# The account and rating tables are part of the same schema (and of the Alembic
+# revisions): importing them here keeps ``metadata`` complete whichever module
+# is imported first.
+from . import player_tables as _player_tables  # noqa: E402, F401

@@ -12,18 +12,100 @@ viewer may not know.
 
 from __future__ import annotations
 
+import math
+import re
+import unicodedata
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
 
 MAX_MESSAGE_BYTES = 2048
 """Client WebSocket messages longer than this are refused unread."""
 
 NAME_PATTERN = r"^[^\x00-\x1f<>]{1,24}$"
+MAX_NAME = 24
+
+_RESERVED_WORDS = frozenset(
+    [
+        "lose",
+        "loses",
+        "lost",
+        "loser",
+        "win",
+        "wins",
+        "won",
+        "winner",
+        "winners",
+        "draw",
+        "durak",
+        "lead",
+        "beat",
+        "beats",
+        "pickup",
+        "pick",
+        "bot",
+        "bots",
+        "spectator",
+        "seat",
+        "open",
+        "hand",
+        "turn",
+        "timer",
+        "standin",
+        "stand-in",
+    ]
+)
+_CARD_WORD = re.compile(r"^(?:[2-9]|10|[jqka])[shdc\u2660-\u2667]$")
+_SEAT_WORD = re.compile(r"^[a-d]$")
+
+
+def check_name(value: str) -> str:
+    """A player's name, normalised (NFKC, single spaces), or ``ValueError``.
+
+    Refused (issue 13, defect 7): control and format characters (the bidi
+    overrides that reverse the rest of a lobby line, zero-width joiners), lone
+    surrogates, private-use and unassigned characters, ``<`` and ``>``; names
+    that read like game text: a card (``10H KS``), a seat letter, or a word of
+    the table's own messages (``A loses``, ``medium bot``, ``draw``), or a seat
+    letter alone.
+    """
+    if not isinstance(value, str):
+        raise ValueError("a name is text")
+    for ch in value:
+        cat = unicodedata.category(ch)
+        if cat[0] == "C" or ch in "<>":
+            raise ValueError(f"a name cannot contain the character U+{ord(ch):04X}")
+    name = " ".join(unicodedata.normalize("NFKC", value).split())
+    if not name or len(name) > MAX_NAME:
+        raise ValueError(f"a name has 1 to {MAX_NAME} characters")
+    if not any(ch.isalnum() for ch in name):
+        raise ValueError("a name needs a letter or a digit")
+    words = name.casefold().replace(",", " ").replace(".", " ").split()
+    if len(words) == 1 and _SEAT_WORD.match(words[0]):
+        raise ValueError("a seat letter is not a name")
+    for word in words:
+        if _CARD_WORD.match(word) or word in _RESERVED_WORDS:
+            raise ValueError(f"{word!r} reads like part of the game; choose another name")
+    return name
+
+
+PlayerName = Annotated[str, Field(min_length=1, max_length=64), AfterValidator(check_name)]
+
+
+def _finite(value: float) -> float:
+    if not math.isfinite(value):
+        raise ValueError("must be a finite number")
+    return value
+
+
+Seconds = Annotated[float, AfterValidator(_finite)]
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    """Request and message schemas: unknown fields, wrong types ("2" for 2, 2.0
+    for an integer, "yes" for true) and NaN or infinities are refused."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
 
 
 # --------------------------------------------------------------------------- HTTP requests
@@ -46,31 +128,45 @@ class TableConfig(_Strict):
     title: str = Field(default="", max_length=40)
     seats: list[SeatConfig] = Field(min_length=2, max_length=4)
     rules: dict[str, Any] = Field(default_factory=dict)
-    grace_s: float = Field(default=60.0, ge=0, le=3600)
-    turn_timer_s: float | None = Field(default=None, gt=0, le=3600)
-    bot_delay_s: float = Field(default=0.8, ge=0, le=30)
-    hand_pause_s: float = Field(default=3.0, ge=0, le=60)
+    grace_s: Seconds = Field(default=60.0, ge=0, le=3600)
+    turn_timer_s: Seconds | None = Field(default=None, ge=1, le=3600)
+    bot_delay_s: Seconds = Field(default=0.8, ge=0, le=30)
+    hand_pause_s: Seconds = Field(default=3.0, ge=0, le=60)
     listed: bool = True
+    rated: bool = Field(
+        default=False,
+        description="a rated table: every human seat needs an account; results change "
+        "OpenSkill ratings (server/ratings_service.py)",
+    )
 
     @field_validator("rules")
     @classmethod
     def _no_player_count(cls, v: dict[str, Any]) -> dict[str, Any]:
         if len(v) > 40:
             raise ValueError("too many rules options")
+        for key, value in v.items():
+            if len(key) > 40:
+                raise ValueError("unknown rules option")
+            if isinstance(value, float) and not math.isfinite(value):
+                raise ValueError(f"{key} must be a finite number")
+            if not isinstance(value, str | int | float | bool | None):
+                raise ValueError(f"{key} must be a number, text, true/false or null")
+            if isinstance(value, str) and len(value) > 40:
+                raise ValueError(f"{key} is too long")
         return v
 
 
 class CreateTableRequest(_Strict):
     """``POST /api/tables``: the creator's name and the table's configuration."""
 
-    name: str = Field(pattern=NAME_PATTERN)
+    name: PlayerName
     config: TableConfig
 
 
 class JoinRequest(_Strict):
     """``POST /api/tables/{id}/join``: take a free human seat."""
 
-    name: str = Field(pattern=NAME_PATTERN)
+    name: PlayerName
     seat: int | None = Field(default=None, ge=0, le=3)
 
 
@@ -171,7 +267,9 @@ class SessionView(BaseModel):
     target: int
     losses: list[int]
     points: list[int]
-    hands: list[ResultView]
+    hands: list[ResultView] = Field(description="results of the latest hands (at most 10)")
+    hands_start: int = Field(description="number of the hand before the first in hands")
+    hands_played: int = Field(description="hands finished so far")
     over: bool
     winners: list[int]
     durak: int | None
@@ -189,6 +287,9 @@ class TableView(BaseModel):
     turn_timer_s: float | None
     grace_s: float
     hand_pause_s: float = Field(default=0.0, description="pause between hands")
+    paused: bool = Field(
+        description="no human player is here: the table waits and nothing plays by itself"
+    )
     seats: list[SeatView]
     hand: HandView | None
     session: SessionView

@@ -24,6 +24,7 @@ from typing import Any
 from ..core import (
     Game,
     IllegalMoveError,
+    MalformedError,
     Move,
     Rules,
     RulesError,
@@ -57,9 +58,28 @@ def rules_for(config: TableConfig) -> Rules:
                 "bad_config", f"{guard} cannot be switched off at a web table (SPEC D guards)"
             )
     try:
-        return Rules.from_dict(options)
-    except (RulesError, TypeError) as e:
+        rules = Rules.from_dict(options)
+    except (RulesError, TypeError, ValueError) as e:
         raise TableError("bad_config", f"invalid rules: {e}") from None
+    for name, (low, high) in WEB_BOUNDS.items():
+        value = getattr(rules, name)
+        if value is not None and not low <= value <= high:
+            raise TableError(
+                "bad_config", f"{name} must be between {low} and {high} at a web table"
+            )
+    return rules
+
+
+WEB_BOUNDS: dict[str, tuple[int, int]] = {
+    "loss_limit": (1, 50),
+    "points_target": (1, 50),
+    "fixed_pickup_count": (1, 12),
+    "repetition_limit": (2, 10),
+    "max_actions_per_hand": (200, 20000),
+}
+"""Bounds of the rules options at a web table (issue 13, defect 2): a session has
+an end (a loss limit or points target of at most 50), and the action cap cannot
+be so small that every hand is a draw and the session never ends."""
 
 
 @dataclass
@@ -176,11 +196,13 @@ class TableGame:
             raise TableError("malformed", "a move must be text")
         try:
             move = Move.parse(text)
+        except MalformedError as e:  # text that is no move at all
+            raise TableError("malformed", str(e)) from None
+        try:
             after = st.copy()
             after.push(move, seat)
-        except IllegalMoveError as e:
-            code = "malformed" if str(e).startswith("malformed") else "illegal"
-            raise TableError(code, str(e)) from None
+        except IllegalMoveError as e:  # a well-formed move that is not legal now
+            raise TableError("illegal", str(e)) from None
         return PendingMove({"kind": "move", "seat": seat, "move": str(move), "by": by}, after)
 
     def apply(self, event: dict[str, Any], pending: PendingMove | None = None) -> None:
@@ -229,15 +251,9 @@ class TableGame:
 
     def hands_of_session(self) -> list[State]:
         """Every hand's final (or current) state, rebuilt from the events."""
-        copy = TableGame(self.table_id, self.config, self.seed, self.seats, self.created)
-        out: list[State] = []
-        for ev in self.events:
-            copy.apply(ev)
-            if ev["kind"] == "deal":
-                out.append(copy.state)  # type: ignore[arg-type]
-            elif copy.state is not None:
-                out[-1] = copy.state
-        return out
+        from .replay import session_hands
+
+        return session_hands(self)
 
     def seat_label(self, seat: int) -> str:
         """The display name of a seat."""

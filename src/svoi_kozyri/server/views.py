@@ -27,6 +27,9 @@ from .table import TableGame
 
 LOG_LIMIT = 100
 """A view carries at most the last this many turns (the replay has them all)."""
+HANDS_LIMIT = 10
+"""A view carries the results of at most the last this many hands (issue 13,
+defect 2: the whole list made every message grow with the session)."""
 
 
 def _cards(mask: int) -> list[str]:
@@ -106,6 +109,7 @@ def table_view(
     connected: Sequence[bool],
     standin: Sequence[bool],
     deadline: float | None = None,
+    paused: bool = False,
 ) -> TableView:
     """The whole table as ``viewer`` (a seat, or ``None`` for a spectator) sees it."""
     st = table.state
@@ -136,6 +140,7 @@ def table_view(
     sess = table.session
     rules = table.rules
     mode = rules.session_mode
+    hands_start = max(0, len(sess.hands) - HANDS_LIMIT)
     return TableView(
         table_id=table.table_id,
         title=table.config.title,
@@ -146,6 +151,7 @@ def table_view(
         turn_timer_s=table.config.turn_timer_s,
         grace_s=table.config.grace_s,
         hand_pause_s=table.config.hand_pause_s,
+        paused=paused,
         seats=seats,
         hand=hand_view(st, viewer, table.hand_number, table.by, deadline)
         if st is not None
@@ -155,7 +161,9 @@ def table_view(
             target=rules.loss_limit if mode == "losses" else rules.points_target,
             losses=sess.losses,
             points=sess.points,
-            hands=[result_view(h.outcome) for h in sess.hands],
+            hands=[result_view(h.outcome) for h in sess.hands[hands_start:]],
+            hands_start=hands_start,
+            hands_played=len(sess.hands),
             over=sess.over,
             winners=sess.winners,
             durak=sess.durak,

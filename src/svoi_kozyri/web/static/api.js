@@ -1,8 +1,16 @@
 // HTTP and WebSocket helpers of the web client (see docs/protocol.md).
 
+// The CSRF token the server set (cookie sk_csrf); state-changing requests send it
+// back in X-CSRF-Token (docs/web.md, security model).
+function csrfToken() {
+  const m = document.cookie.match(/(?:^|;\s*)sk_csrf=([^;]+)/);
+  return m ? decodeURIComponent(m[1]) : "";
+}
+
 async function call(method, path, body, token) {
   const headers = { "Content-Type": "application/json" };
   if (token) headers["X-Seat-Token"] = token;
+  if (method !== "GET" && csrfToken()) headers["X-CSRF-Token"] = csrfToken();
   const res = await fetch(path, {
     method,
     headers,

@@ -6,6 +6,7 @@ import { api, TableSocket } from "./api.js";
 import { html, render, useEffect, useRef, useState } from "./html.js";
 import { LANGUAGES, LANGUAGE_NAMES, initI18n, language, onLanguage, setLanguage, t } from "./i18n.js";
 import { Lobby, NameField } from "./lobby.js";
+import { AccountBar, Profile } from "./accounts_mount.js";
 import { paceMs } from "./motion.js";
 import { store } from "./store.js";
 import { Table } from "./table.js";
@@ -37,6 +38,7 @@ function Header() {
         setSound(!sound);
       }}>${sound ? t("nav.soundOn") : t("nav.soundOff")}</button>
     </nav>
+    <${AccountBar} />
   </header>`;
 }
 
@@ -227,6 +229,7 @@ function App() {
   let page;
   if ((m = hash.match(/^#\/t\/([a-z0-9]+)/))) page = html`<${TablePage} key=${hash} tableId=${m[1]} watch=${hash.includes("?watch")} />`;
   else if ((m = hash.match(/^#\/r\/([a-z0-9]+)/))) page = html`<${ReplayPage} key=${hash} tableId=${m[1]} />`;
+  else if ((m = hash.match(/^#\/u\/([A-Za-z0-9_%-]{1,64})$/))) page = html`<${Profile} key=${hash} name=${decodeURIComponent(m[1])} />`;
   else page = html`<${Lobby} />`;
   return html`<${Header} /><main id="app">${page}</main>`;
 }

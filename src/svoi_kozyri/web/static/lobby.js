@@ -7,6 +7,8 @@ import { botName } from "./cards.js";
 import { html, useEffect, useState } from "./html.js";
 import { language, t } from "./i18n.js";
 import { store } from "./store.js";
+import { LiveLobby } from "./accounts_mount.js";
+import { t as accountT } from "./accounts_common.js";
 
 /** Options shown in the form's first part, then the ones under "More rules". */
 const MAIN_RULES = ["variant", "pickup_rule", "fixed_pickup_count", "suit_assignment", "draw_rule", "pile_visibility"];
@@ -57,6 +59,7 @@ function TableForm({ bots, options, name, onCreate }) {
   const [timer, setTimer] = useState(saved.timer ?? "");
   const [delay, setDelay] = useState(saved.delay ?? "0.8");
   const [listed, setListed] = useState(saved.listed ?? true);
+  const [rated, setRated] = useState(false);
   const [error, setError] = useState("");
   const byName = Object.fromEntries(options.map((o) => [o.name, o]));
   const variant = rules.variant || "standard";
@@ -106,6 +109,7 @@ function TableForm({ bots, options, name, onCreate }) {
       rules: out,
       bot_delay_s: Number(delay),
       listed,
+      rated,
     };
     if (timer) config.turn_timer_s = Number(timer);
     store.setSettings({ players: n, seats, rules, length, timer, delay, listed });
@@ -152,6 +156,7 @@ function TableForm({ bots, options, name, onCreate }) {
           ${SPEEDS.map(([v, k]) => html`<option value=${v} selected=${v === String(delay)}>${t(`lobby.speed.${k}`)}</option>`)}
         </select></label>
       <label class="check" for="listed"><input id="listed" type="checkbox" checked=${listed} onChange=${(e) => setListed(e.target.checked)} /> ${t("lobby.listed")}</label>
+      <label class="check" for="rated"><input id="rated" type="checkbox" checked=${rated} onChange=${(e) => setRated(e.target.checked)} /> ${accountT("lobby.live.rated_create")}</label>
     </fieldset>
     ${error ? html`<p class="error" id="create-error" role="alert">${error}</p>` : null}
     <button type="submit" id="create-btn" class="primary">${t("lobby.create")}</button>
@@ -181,20 +186,12 @@ export function Lobby() {
   const [name, setName] = useState(store.name());
   const [bots, setBots] = useState({ bots: ["random"], default: "random" });
   const [options, setOptions] = useState(null);
-  const [tables, setTables] = useState(null);
   const [error, setError] = useState("");
   const [busy, setBusy] = useState(false);
   useEffect(() => {
     api.bots().then(setBots).catch(() => {});
     api.rulesOptions().then((d) => setOptions(d.options)).catch(() => setOptions([]));
-    const refresh = () =>
-      api
-        .lobby()
-        .then(setTables)
-        .catch((e) => setTables(e.message));
-    refresh();
-    const id = setInterval(refresh, 4000);
-    return () => clearInterval(id);
+    // the table list is the live lobby (lobby_live.js), which polls /api/lobby itself
   }, []);
 
   const create = async (who, config) => {
@@ -235,8 +232,7 @@ export function Lobby() {
       ${error ? html`<p class="error" role="alert">${error}</p>` : null}
     </section>
     <section class="panel">
-      <h2>${t("lobby.openTables")}</h2>
-      <${TableList} tables=${tables} />
+      <${LiveLobby} />
     </section>
     <section class="panel">
       <details id="new-table">

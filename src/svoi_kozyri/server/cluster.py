@@ -1,0 +1,281 @@
+"""Many server processes on one PostgreSQL database, one truth: the event log.
+
+Every process holds the live tables in memory, but none of them is the
+authority; the database is.  A move accepted by a process is stored with the
+optimistic version check (``UPDATE ... WHERE version = seq``), and the same
+transaction sends a notification (``pg_notify``) on :data:`~.db.CHANNEL`.  Every
+process LISTENs on that channel with its own connection; hearing of version v of
+a table it is behind on, it reads the missing events (``seq >= its version``),
+applies them and pushes each of its own viewers its own view.  A process that
+committed first wins; the loser's commit is refused by the version check and it
+reloads the table from the database.  Once a second the process also compares
+its tables' versions with the database's, so a lost notification (a listener
+reconnecting) costs at most a second.
+
+Clients resynchronise by sequence number: every view carries the table's
+``version`` (the number of stored events), and a client that reconnects, to any
+process, receives a full view at the current version.
+
+Automatic actions (deals, bot turns, stand-ins, the turn timer) are fired by
+the holder of the table's *lease* (``sk_leases``, expiry on the database's
+clock, :data:`LEASE_S` seconds, renewed while the table needs it).  Exactly once:
+a second process that fired anyway would be refused by the version check, so no
+action is ever applied twice; a dead process's lease runs out and another
+process takes it, so no action is lost.
+
+Presence (which human seats have a socket open where) is shared through
+``sk_presence`` and notifications, so a stand-in never plays for a player who is
+connected to another process; ``sk_processes`` holds a heartbeat per process, and
+the presence of a process whose heartbeat stopped is dropped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import secrets
+import socket
+import time
+from typing import TYPE_CHECKING, Any
+
+from .live import LiveTable
+
+if TYPE_CHECKING:
+    from .hub import Hub
+
+log = logging.getLogger("svoi_kozyri.server")
+
+LEASE_S = 5.0
+"""How long a table's lease lasts without renewal (a dead process's tables wait
+at most this long for another process)."""
+HEARTBEAT_S = 1.0
+PROCESS_TTL_S = 4.0
+"""A process that has not renewed its heartbeat for this long is taken for dead."""
+
+
+class Cluster:
+    """This process's part in sharing the tables with other processes."""
+
+    def __init__(self, hub: Hub) -> None:
+        self.hub = hub
+        self.store = hub.store
+        host = socket.gethostname()[:24]
+        self.owner = f"{host}:{os.getpid()}:{secrets.token_hex(4)}"
+        self._tasks: list[asyncio.Task[None]] = []
+        self._listening = asyncio.Event()
+        self._announced: dict[str, frozenset[int]] = {}
+        self.heard = 0
+
+    # -- life cycle ------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Heartbeat, start listening (before the tables are loaded, so nothing
+        committed after the load is missed) and take over the scheduler's leases."""
+        self.store.heartbeat(self.owner, PROCESS_TTL_S)
+        self.hub.scheduler.may_act = self.may_act
+        self.hub.master.note = self.note_event
+        self._tasks.append(asyncio.create_task(self._listen()))
+        self._tasks.append(asyncio.create_task(self._ticker()))
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._listening.wait(), timeout=10)
+
+    async def stop(self) -> None:
+        """Stop listening and give up this process's leases and presence."""
+        for t in self._tasks:
+            t.cancel()
+        for t in self._tasks:
+            with contextlib.suppress(BaseException):
+                await t
+        with contextlib.suppress(Exception):
+            self.store.release_leases(self.owner)
+
+    # -- what this process tells the others ---------------------------------------------
+
+    def _payload(self, kind: str, table_id: str, **extra: Any) -> str:
+        return json.dumps({"k": kind, "t": table_id, "o": self.owner, **extra})
+
+    def note_event(self, table_id: str, version: int) -> str:
+        """The notification sent with a committed event (same transaction)."""
+        return self._payload("ev", table_id, v=version)
+
+    def announce_new(self, table_id: str) -> None:
+        """A table was created here."""
+        self.store.notify(self._payload("new", table_id))
+
+    def announce_seats(self, table_id: str) -> None:
+        """A seat of a table was taken here."""
+        self.store.notify(self._payload("seat", table_id))
+
+    def presence(self, live: LiveTable) -> None:
+        """Tell the others which human seats of the table have a socket here."""
+        table_id = live.game.table_id
+        seats = live.local_human_seats()
+        if self._announced.get(table_id, frozenset()) == seats:
+            return
+        self._announced[table_id] = seats
+        digits = "".join(str(s) for s in sorted(seats))
+        self.store.set_presence(
+            table_id, self.owner, digits, self._payload("pres", table_id, s=digits)
+        )
+
+    def attach(self, live: LiveTable) -> None:
+        """A table was loaded here: learn who is connected to it elsewhere."""
+        live.remote = {
+            o: frozenset(int(c) for c in seats)
+            for o, seats in self.store.presence(live.game.table_id).items()
+            if o != self.owner and seats
+        }
+        if live.remote:
+            live.human_seen = time.monotonic()
+
+    # -- leases ----------------------------------------------------------------------
+
+    def may_act(self, live: LiveTable) -> bool:
+        """Whether this process fires the table's automatic actions now: it holds
+        (or has just taken) the lease.  Otherwise retry when the holder's lease
+        would run out."""
+        if live.lease_until - time.monotonic() > 0.5:
+            return True
+        return self._take(live)
+
+    def _take(self, live: LiveTable) -> bool:
+        """Take or renew the lease in the database."""
+        now = time.monotonic()
+        try:
+            held, left = self.store.acquire_lease(live.game.table_id, self.owner, LEASE_S)
+        except Exception as e:
+            log.warning("table %s: lease not taken (%s)", live.game.table_id, e)
+            held, left = False, 1.0
+        if held:
+            live.lease_until = now + LEASE_S - 0.5
+            return True
+        live.lease_until = 0.0
+        if live.retry is not None:
+            live.retry.cancel()
+        loop = asyncio.get_running_loop()
+        live.retry = loop.call_later(left + 0.1, lambda: self.hub.scheduler.schedule(live))
+        return False
+
+    # -- what this process hears ---------------------------------------------------------
+
+    async def _listen(self) -> None:
+        import psycopg
+
+        from .db import CHANNEL
+
+        url = self.store.engine.url.set(drivername="postgresql")
+        dsn = url.render_as_string(hide_password=False)
+        while True:
+            try:
+                async with await psycopg.AsyncConnection.connect(dsn, autocommit=True) as conn:
+                    await conn.execute(f"LISTEN {CHANNEL}")
+                    self._listening.set()
+                    self.catch_up_all()
+                    async for n in conn.notifies():
+                        self.heard += 1
+                        try:
+                            self.on_notify(n.payload)
+                        except Exception as e:
+                            log.warning("notification %r not handled: %s", n.payload[:80], e)
+            except asyncio.CancelledError:
+                raise
+            except Exception as e:
+                log.warning("listener lost its connection (%s); reconnecting", e)
+                await asyncio.sleep(1.0)
+
+    def on_notify(self, payload: str) -> None:
+        """Act on another process's notification."""
+        msg = json.loads(payload)
+        if msg.get("o") == self.owner:
+            return
+        kind, table_id = msg.get("k"), str(msg.get("t"))
+        if kind == "new":
+            self.hub.get(table_id)
+            return
+        live = self.hub.tables.get(table_id)
+        if live is None:
+            return
+        if kind == "ev":
+            if int(msg["v"]) > live.game.version:
+                if self._idle_here(live):
+                    live.stale = True  # nobody here needs it now: catch up when used
+                else:
+                    self.catch_up(live)
+        elif kind == "seat":
+            self._reload_seats(live)
+        elif kind == "pres":
+            seats = frozenset(int(c) for c in str(msg.get("s", "")))
+            self._set_remote(live, str(msg["o"]), seats)
+
+    def _idle_here(self, live: LiveTable) -> bool:
+        """No socket and no lease here: the table's changes can wait."""
+        return not live.conns and live.lease_until <= time.monotonic()
+
+    def catch_up(self, live: LiveTable) -> None:
+        """Apply the events other processes committed since this process's version."""
+        live.stale = False
+        game = live.game
+        try:
+            events = self.store.events_since(game.table_id, game.version)
+            for ev in events:
+                game.apply(ev)
+        except Exception as e:
+            log.warning("table %s: catching up failed (%s); reloading", game.table_id, e)
+            self.hub.master.reload(live)
+            return
+        if events:
+            live.turn_since = time.monotonic()
+            self.hub.master.changed(live)
+
+    def catch_up_all(self) -> None:
+        """Bring every live table to the database's version (safety net)."""
+        tables = self.hub.tables
+        for table_id, version in self.store.versions(list(tables)).items():
+            live = tables.get(table_id)
+            if live is not None and version > live.game.version:
+                if self._idle_here(live):
+                    live.stale = True
+                else:
+                    self.catch_up(live)
+
+    def _reload_seats(self, live: LiveTable) -> None:
+        for row in self.store.load_seats(live.game.table_id):
+            info = live.game.seats[int(row["seat"])]
+            info.name, info.token_hash = row["name"], row["token_hash"]
+        self.hub.master.changed(live)
+
+    def _set_remote(self, live: LiveTable, owner: str, seats: frozenset[int]) -> None:
+        before = live.remote.get(owner, frozenset())
+        if seats:
+            live.remote[owner] = seats
+        else:
+            live.remote.pop(owner, None)
+        now = time.monotonic()
+        for s in before - seats:
+            if not live.connected(s):
+                live.absent_since[s] = now
+        if before or seats:
+            live.human_seen = now
+        self.hub.master.changed(live)
+
+    async def _ticker(self) -> None:
+        while True:
+            await asyncio.sleep(HEARTBEAT_S)
+            try:
+                self._tick()
+            except Exception as e:
+                log.warning("cluster heartbeat failed: %s", e)
+
+    def _tick(self) -> None:
+        alive = self.store.heartbeat(self.owner, PROCESS_TTL_S)
+        now = time.monotonic()
+        for live in list(self.hub.tables.values()):
+            for owner in [o for o in live.remote if o not in alive]:
+                self._set_remote(live, owner, frozenset())
+            renew = 0 < live.lease_until - now < LEASE_S / 2
+            if renew and self.hub.scheduler.deadline(live)[0] is not None:
+                self._take(live)  # renew: it still has work to do
+        self.catch_up_all()

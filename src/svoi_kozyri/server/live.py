@@ -1,0 +1,59 @@
+"""A table loaded in memory: its game, its sockets and its clocks."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+
+from .table import TableGame
+from .transport import Conn
+
+
+@dataclass(eq=False)
+class LiveTable:
+    """A table in memory with its connections and its one pending timer.
+
+    ``human_seen`` is the monotonic time a human player last had a socket open
+    at this table (``None``: not since the table was created or loaded).  It
+    decides whether the table plays by itself (see :mod:`.scheduler`).
+    """
+
+    game: TableGame
+    conns: set[Conn] = field(default_factory=set)
+    absent_since: list[float] = field(default_factory=list)
+    turn_since: float = 0.0
+    handle: asyncio.TimerHandle | None = None
+    human_seen: float | None = None
+    remote: dict[str, frozenset[int]] = field(default_factory=dict)
+    """Human seats with a socket open at other server processes (by process)."""
+    lease_until: float = 0.0
+    """Until when (monotonic) this process holds the table's lease, when several
+    processes share the tables."""
+    retry: asyncio.TimerHandle | None = None
+    stale: bool = False
+    """Other processes committed events this process has not applied yet (it
+    catches up when the table is next used here)."""
+
+    @classmethod
+    def fresh(cls, game: TableGame) -> LiveTable:
+        """A table just created or loaded: nobody connected yet."""
+        now = time.monotonic()
+        return cls(game, absent_since=[now] * game.n, turn_since=now)
+
+    def connected(self, seat: int) -> bool:
+        """Whether the seat's player has at least one open socket (at any process)."""
+        return any(c.seat == seat for c in self.conns) or any(
+            seat in seats for seats in self.remote.values()
+        )
+
+    def local_human_seats(self) -> frozenset[int]:
+        """Human seats with a socket open at this process."""
+        seats = self.game.seats
+        return frozenset(
+            c.seat for c in self.conns if c.seat is not None and seats[c.seat].kind == "human"
+        )
+
+    def humans_connected(self) -> bool:
+        """Whether any human seat has a socket open (at any process)."""
+        return bool(self.local_human_seats()) or any(self.remote.values())

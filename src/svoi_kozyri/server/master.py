@@ -1,0 +1,169 @@
+"""The table master: the protocol of a table, the version check, the commit, the views.
+
+Modelled on boardgame.io's ``Master``, which takes the transport, the storage and
+the auth as parts: a move is checked on a copy of the state (version, seat, turn,
+legality), stored (event and version in one transaction, refused if another
+writer got there first), applied, and only then announced, each connection
+receiving a view built from its own viewer's observation.  Bots, stand-ins and
+the turn timer (:mod:`.scheduler`) commit through the same :meth:`commit`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+from collections.abc import Callable
+from typing import Any
+
+from ..bots.base import make_agent
+from ..core import observe
+from .bot_runner import BotRunner
+from .db import Store, StoredTable
+from .live import LiveTable
+from .scheduler import Scheduler
+from .schemas import (
+    ClientHint,
+    ClientMove,
+    ClientPing,
+    ServerHint,
+    ServerPong,
+    ServerState,
+    TableConfig,
+)
+from .table import PendingMove, SeatInfo, TableError, TableGame
+from .transport import Conn, error_text
+from .views import table_view
+
+log = logging.getLogger("svoi_kozyri.server")
+
+
+def game_from_stored(stored: StoredTable) -> TableGame:
+    """Rebuild a table's game from its stored configuration, seats and events."""
+    config = TableConfig.model_validate(stored.config)
+    seats = [
+        SeatInfo(kind=s["kind"], bot=s["bot"], name=s["name"], token_hash=s["token_hash"])
+        for s in stored.seats
+    ]
+    game = TableGame(stored.id, config, stored.seed, seats, stored.created)
+    game.replay(stored.events)
+    return game
+
+
+class TableMaster:
+    """Runs the protocol of every live table against one store."""
+
+    def __init__(
+        self, store: Store, scheduler: Scheduler, bots: BotRunner, rng: random.Random
+    ) -> None:
+        self.store = store
+        self.scheduler = scheduler
+        self.bots = bots
+        self.rng = rng
+        self.actions = 0
+        self.note: Callable[[str, int], str] | None = None
+        """Makes the notification sent with each commit (several processes)."""
+        scheduler.commit = self.commit
+
+    # -- the protocol --------------------------------------------------------------
+
+    async def handle(self, live: LiveTable, conn: Conn, msg: Any) -> None:
+        """Act on one validated client message (after the hello)."""
+        if isinstance(msg, ClientMove):
+            if msg.version is not None and msg.version != live.game.version:
+                conn.send(error_text("stale", f"the table changed (version {live.game.version})"))
+                return
+            try:
+                pending = live.game.prepare_move(conn.seat, msg.move)
+            except TableError as e:
+                conn.send(error_text(e.code, str(e)))
+                return
+            if not self.commit(live, pending.event, pending):
+                conn.send(error_text("stale", "the table changed; try again"))
+        elif isinstance(msg, ClientHint):
+            await self._hint(live, conn)
+        elif isinstance(msg, ClientPing):
+            conn.send(ServerPong().model_dump_json())
+        else:  # a second hello
+            conn.send(error_text("already_greeted", "this connection already said hello"))
+
+    async def _hint(self, live: LiveTable, conn: Conn) -> None:
+        st = live.game.state
+        seat = conn.seat
+        if seat is None or st is None or st.to_act != seat:
+            conn.send(error_text("not_your_turn", "a hint is for the player to act"))
+            return
+        version = live.game.version
+        agent = make_agent(self.bots.default, seed=self.rng.randrange(1 << 30))
+        move = await asyncio.to_thread(agent.choose, observe(st, seat))
+        if live.game.version == version:
+            conn.send(ServerHint(move=str(move), bot=self.bots.default).model_dump_json())
+
+    # -- changes -------------------------------------------------------------------
+
+    def commit(
+        self, live: LiveTable, event: dict[str, Any], pending: PendingMove | None = None
+    ) -> bool:
+        """Apply, store and announce one event; False if the store refused it.
+
+        Nothing awaits between applying and storing, so no client can observe a
+        state whose event is not committed; if the store refuses (another writer
+        committed this version first) or fails, the table is rebuilt from the
+        database, which holds the truth.
+        """
+        game = live.game
+        seq = game.version
+        game.apply(event, pending)
+        note = self.note(game.table_id, seq + 1) if self.note is not None else ""
+        try:
+            self.store.append_event(game.table_id, seq, event, game.status, notify=note)
+        except Exception as e:
+            log.warning("table %s: event %d not stored (%s); reloading", game.table_id, seq, e)
+            self.reload(live)
+            return False
+        self.actions += 1
+        live.turn_since = time.monotonic()
+        self.changed(live)
+        return True
+
+    def reload(self, live: LiveTable) -> None:
+        """Rebuild the table from the database and announce it."""
+        stored = self.store.load(live.game.table_id)
+        if stored is not None:
+            live.game = game_from_stored(stored)
+        self.changed(live)
+
+    def changed(self, live: LiveTable) -> None:
+        """The table changed (or who is connected did): announce it, re-arm its timer."""
+        self.broadcast(live)
+        self.scheduler.schedule(live)
+
+    # -- views ---------------------------------------------------------------------
+
+    def broadcast(self, live: LiveTable) -> None:
+        """Send every connection the table as its own viewer sees it."""
+        if not live.conns:
+            return
+        game = live.game
+        connected = [live.connected(i) for i in range(game.n)]
+        standin = self.scheduler.standin(live)
+        delay, kind = self.scheduler.deadline(live)
+        deadline = delay if kind in ("standin", "timer") else None
+        paused = self.scheduler.paused(live)
+        cache: dict[int | None, str] = {}
+        for conn in list(live.conns):
+            text = cache.get(conn.seat)
+            if text is None:
+                view = table_view(game, conn.seat, connected, standin, deadline, paused)
+                text = cache[conn.seat] = ServerState(view=view).model_dump_json()
+            if not conn.send(text):
+                live.conns.discard(conn)
+
+    def view_for(self, live: LiveTable, seat: int | None) -> str:
+        """The current view of ``seat`` as JSON (used by HTTP endpoints)."""
+        game = live.game
+        connected = [live.connected(i) for i in range(game.n)]
+        paused = self.scheduler.paused(live)
+        view = table_view(game, seat, connected, self.scheduler.standin(live), None, paused)
+        return view.model_dump_json()

@@ -1,0 +1,83 @@
+"""Run the server with uvicorn: one process, or ``workers`` processes sharing the tables.
+
+With ``workers > 1`` uvicorn's supervisor starts that many processes on one
+listening socket (and restarts one that dies); each builds its app with
+:func:`~.app.app_from_env` from environment variables, and they share the tables
+through PostgreSQL (:mod:`.cluster`).  SQLite serves one process only.
+"""
+
+from __future__ import annotations
+
+import os
+
+import uvicorn
+from sqlalchemy.engine import make_url
+
+from .app import ENV_PREFIX, create_app
+from .db import Store
+from .guard import Limits, install_log_redaction
+from .scheduler import IDLE_PAUSE_S
+
+WS_MAX_SIZE = 64 * 1024
+"""Largest WebSocket frame uvicorn accepts (messages themselves are limited to 2 KB)."""
+
+
+class WorkersNeedPostgresError(ValueError):
+    """``--workers`` above 1 with a database that cannot be shared."""
+
+
+def run_server(
+    database_url: str,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    workers: int = 1,
+    log_level: str = "info",
+    seed: int | None = None,
+    rate_limits: bool = True,
+    idle_pause_s: float = IDLE_PAUSE_S,
+    migrate: bool | None = None,
+    ws_ping_interval: float | None = 20.0,
+) -> None:
+    """Serve until interrupted (raises the database's errors before serving)."""
+    install_log_redaction()
+    if workers <= 1:
+        app = create_app(
+            database_url,
+            seed=seed,
+            limits=None if rate_limits else Limits.off(),
+            idle_pause_s=idle_pause_s,
+            migrate=migrate,
+        )
+        uvicorn.run(
+            app,
+            host=host,
+            port=port,
+            log_level=log_level,
+            ws_max_size=WS_MAX_SIZE,
+            ws_per_message_deflate=False,  # compression cost more CPU than anything else
+            ws_ping_interval=ws_ping_interval,
+            ws_ping_timeout=ws_ping_interval,
+        )
+        return
+    if make_url(database_url).get_backend_name() != "postgresql":
+        raise WorkersNeedPostgresError(
+            "several worker processes share the tables through PostgreSQL; "
+            "SQLite serves one process (use --workers 1)"
+        )
+    Store(database_url, migrate=migrate).close()  # migrate or refuse once, here
+    os.environ[ENV_PREFIX + "DATABASE"] = database_url
+    os.environ[ENV_PREFIX + "NO_RATE_LIMITS"] = "0" if rate_limits else "1"
+    os.environ[ENV_PREFIX + "IDLE_PAUSE"] = str(idle_pause_s)
+    uvicorn.run(
+        "svoi_kozyri.server.app:app_from_env",
+        factory=True,
+        workers=workers,
+        host=host,
+        port=port,
+        log_level=log_level,
+        ws_max_size=WS_MAX_SIZE,
+        ws_per_message_deflate=False,
+        ws_ping_interval=ws_ping_interval,
+        ws_ping_timeout=ws_ping_interval,
+    )

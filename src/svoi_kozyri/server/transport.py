@@ -1,0 +1,159 @@
+"""The socket transport: one WebSocket's outgoing queue, and reading client messages.
+
+A client message is checked before it is parsed: at most
+:data:`~.schemas.MAX_MESSAGE_BYTES` bytes and at most :data:`MAX_DEPTH` levels
+of nested brackets (``json.loads`` recurses, so 1,000 nested brackets used to
+raise ``RecursionError`` and drop the socket with a traceback: issue 13, defect
+4).  Then it is validated strictly (no ``"2"`` for 2, no ``2.0`` for 2, no NaN).
+A message nested too deeply closes the socket with :data:`CLOSE_POLICY` after an
+``error`` message; other bad messages (too large ones included) are answered
+with an ``error`` and change nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from fastapi import WebSocket
+from pydantic import TypeAdapter, ValidationError
+
+from .schemas import MAX_MESSAGE_BYTES, ClientMessage, ServerError
+
+MAX_DEPTH = 4
+"""Nesting allowed in a client message (the protocol needs 1)."""
+MAX_QUEUED = 500
+"""Messages waiting for one socket before the server gives up on that client."""
+CLOSE_POLICY = 1008
+"""Close code for a client that broke the message limits (size, depth, rate)."""
+CLOSE_OVERLOADED = 1013
+"""Close code for a client that stopped reading its messages."""
+
+_CLIENT_MESSAGE: TypeAdapter[Any] = TypeAdapter(ClientMessage)
+
+
+def error_text(code: str, message: str) -> str:
+    """An ``error`` message as JSON."""
+    return ServerError(code=code, message=message).model_dump_json()
+
+
+class FatalMessage(Exception):
+    """A client message after which the socket is closed (``code`` says why)."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def json_depth(raw: str) -> int:
+    """The deepest bracket nesting of ``raw`` outside strings, without parsing it."""
+    depth = best = 0
+    in_str = esc = False
+    for ch in raw:
+        if in_str:
+            if esc:
+                esc = False
+            elif ch == "\\":
+                esc = True
+            elif ch == '"':
+                in_str = False
+        elif ch == '"':
+            in_str = True
+        elif ch in "[{":
+            depth += 1
+            best = max(best, depth)
+        elif ch in "]}":
+            depth -= 1
+    return best
+
+
+def _no_constants(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def parse_client_message(raw: str) -> Any:
+    """A validated client message, or an error message (str) to send back.
+
+    Raises :class:`FatalMessage` for a message over the depth limit.
+    """
+    if (
+        len(raw) > MAX_MESSAGE_BYTES
+        or len(raw.encode("utf-8", "surrogatepass")) > MAX_MESSAGE_BYTES
+    ):
+        return error_text("too_large", f"messages are limited to {MAX_MESSAGE_BYTES} bytes")
+    if json_depth(raw) > MAX_DEPTH:
+        raise FatalMessage("too_deep", f"messages are limited to {MAX_DEPTH} levels of nesting")
+    try:
+        data = json.loads(raw, parse_constant=_no_constants)
+    except (ValueError, RecursionError):
+        return error_text("malformed", "messages must be JSON objects")
+    try:
+        return _CLIENT_MESSAGE.validate_python(data, strict=True)
+    except ValidationError as e:
+        first = e.errors(include_input=False, include_url=False)[0]
+        where = ".".join(str(x) for x in first.get("loc", ()))
+        return error_text("malformed", f"invalid message: {where}: {first.get('msg')}")
+
+
+def receive_text(msg: Mapping[str, Any]) -> str | None:
+    """The text of an ASGI websocket message (bytes decoded), None for a disconnect."""
+    if msg["type"] == "websocket.disconnect":
+        return None
+    raw = msg.get("text")
+    if raw is None:
+        raw_b = msg.get("bytes") or b""
+        raw = raw_b[: MAX_MESSAGE_BYTES + 1].decode("utf-8", "replace")
+        if len(raw_b) > MAX_MESSAGE_BYTES:
+            raw += " " * MAX_MESSAGE_BYTES  # still over the limit: refused unread
+    return str(raw)
+
+
+@dataclass(eq=False)
+class Conn:
+    """One WebSocket: its seat (``None`` for a spectator) and an outgoing queue,
+    so a slow client never stalls the table."""
+
+    ws: WebSocket
+    seat: int | None
+    client: str = ""
+    queue: asyncio.Queue[str | None] = field(default_factory=asyncio.Queue)
+    closed: bool = False
+    close_code: int | None = None
+
+    def send(self, text: str) -> bool:
+        """Queue a message; False (and the connection is dropped) if the client
+        stopped reading."""
+        if self.closed:
+            return False
+        if self.queue.qsize() > MAX_QUEUED:
+            self.close(CLOSE_OVERLOADED)
+            return False
+        self.queue.put_nowait(text)
+        return True
+
+    def close(self, code: int = 1000) -> None:
+        """Stop writing and close the socket with ``code`` (it reconnects with its token)."""
+        if self.closed:
+            return
+        self.closed = True
+        self.close_code = code
+        self.queue.put_nowait(None)
+
+    async def writer(self) -> None:
+        """Send queued messages in order until the connection is closed."""
+        while True:
+            text = await self.queue.get()
+            if text is None:
+                code = self.close_code
+                if code is not None and code != 1000:
+                    with contextlib.suppress(Exception):
+                        await self.ws.close(code=code)
+                return
+            try:
+                await self.ws.send_text(text)
+            except Exception:  # the socket is gone; the reader will notice
+                return

@@ -1,0 +1,151 @@
+"""Browser test of accounts: a guest creates an account from the header (claiming
+the guest seat), plays a rated game, and finds it on the profile page with the
+rating chart; the replay opened from there shows the player's own cards; the
+live lobby lists who is online; log out everywhere.  Playwright with Debian's
+chromium at phone width (skipped when chromium is missing)."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from svoi_kozyri.server.process import ServerProcess
+
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    if CHROMIUM is None:
+        pytest.skip("Debian's chromium is not installed (apt-get install chromium)")
+    tmp = tmp_path_factory.mktemp("web")
+    with ServerProcess(f"sqlite:///{tmp / 'web.db'}", seed=5, log_path=tmp / "s.log") as srv:
+        yield srv
+
+
+def _create(page: Any, players: int, bots: list[str], rated: bool) -> str:
+    page.goto(page.url.split("#")[0] + "#/")
+    page.wait_for_selector("#create-btn")
+    page.fill("#player-name", "Guesty")
+    page.select_option("#players", str(players))
+    for i, b in enumerate(bots, start=1):
+        page.select_option(f"#seat-{i}", f"bot:{b}")
+    page.select_option("#bot_delay", "0")
+    page.fill("#length", "1")
+    if rated:
+        page.check("#rated")
+    page.click("#create-btn")
+    page.wait_for_selector("#table")
+    return str(page.url.split("#/t/")[1])
+
+
+TURNS = (
+    "(() => { const l = document.querySelector('#log');"
+    " return l ? (l.start || 1) + l.querySelectorAll('li:not(.muted):not(.result)').length"
+    " : 0; })()"
+)
+"""Turns played in the hand so far (the log shows only the latest 100)."""
+
+
+def _wait_js(page: Any, expr: str, timeout_s: float = 30.0) -> None:
+    """Poll ``expr`` until it is truthy (page.evaluate runs through the DevTools
+    protocol, so the page's CSP, which forbids eval, does not stop it)."""
+    for _ in range(int(timeout_s * 20)):
+        if page.evaluate(expr):
+            return
+        page.wait_for_timeout(50)
+    raise AssertionError(f"timed out waiting for {expr}")
+
+
+def _play_until_over(page: Any) -> None:
+    for _ in range(400):
+        page.wait_for_selector("#status.mine, #hand-over, #session-over", timeout=60_000)
+        if page.locator("#session-over").count():
+            return
+        if page.locator("#hand-over").count():
+            page.wait_for_timeout(300)
+            continue
+        before = page.evaluate(TURNS)
+        legal = page.locator("#hand .card.legal")
+        if legal.count():
+            legal.first.click()
+            if page.locator("#hand .card.selected").count():
+                page.locator("#hand .card.legal").first.click()
+        else:
+            page.click("#pickup-btn")
+        _wait_js(
+            page, f"({TURNS}) > {before} || !!document.querySelector('#hand-over, #session-over')"
+        )
+    raise AssertionError("the session did not end")
+
+
+def test_account_rated_game_profile_chart_and_replay(server: ServerProcess) -> None:
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        ctx = browser.new_context(viewport={"width": 375, "height": 800})
+        page = ctx.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(server.base + "/")
+        guest_table = _create(page, 2, ["random"], rated=False)
+
+        # create the account from the header: the guest seat becomes the account's
+        page.goto(server.base + "/#/")
+        page.click("#account-open")
+        page.fill("#account-username", "Alice")
+        page.fill("#account-password", "correct horse battery")
+        page.click("#register-btn")
+        page.wait_for_selector("#account-name")
+        assert page.inner_text("#account-name") == "Alice"
+        assert "1 guest seat" in page.inner_text("#account-note")
+        _wait_js(
+            page,
+            "!!document.querySelector('#lobby-online') &&"
+            " document.querySelector('#lobby-online').innerText.includes('Alice')",
+        )
+
+        assert page.locator("#lobby-online a").all_inner_texts() == ["Alice"]
+        rated_table = _create(page, 2, ["random"], rated=True)
+        _play_until_over(page)
+
+        page.goto(server.base + "/#/u/Alice")
+        page.wait_for_selector("#profile-name")
+        for _ in range(50):  # results are recorded within a few seconds
+            if page.locator("#rating-chart circle").count():
+                break
+            page.wait_for_timeout(300)
+            page.reload()
+            page.wait_for_selector("#profile-name")
+        assert page.locator("#rating-chart circle").count() == 1
+        assert page.locator("#profile-ratings tr[data-players='2']").count() == 1
+        page.wait_for_selector(f".profile-game[data-table='{rated_table}']")
+        assert page.locator(f".profile-game[data-table='{guest_table}']").count() == 1
+        assert page.evaluate("document.documentElement.scrollWidth") <= 375 + 1
+
+        # the replay opened from the profile: the account's own cards, no token needed
+        page.evaluate(f"localStorage.removeItem('sk.token.{rated_table}')")
+        page.click(f".profile-game[data-table='{rated_table}'] a")
+        _wait_js(page, "!!document.querySelector('#replay-step')?.textContent")
+        page.click("#replay-first")
+        page.wait_for_selector("#hand .card")
+        assert page.locator("#hand .card").count() > 0
+
+        # a bot's profile is labelled
+        page.goto(server.base + "/#/u/random")
+        page.wait_for_selector("#bot-badge")
+
+        # log out everywhere, from the own profile
+        page.goto(server.base + "/#/u/Alice")
+        page.click("#logout-all-btn")
+        page.wait_for_selector("#account-open")
+        assert "1 device" in page.inner_text("#logout-all-note")
+        assert not errors, errors
+        ctx.close()
+        browser.close()

@@ -1,0 +1,218 @@
+"""Two server processes on one PostgreSQL database (``--workers 2``): kill one, kill both.
+
+While games run (players over WebSockets, bots, stand-ins), SIGKILL one of the
+two uvicorn workers: every client reconnects (to whichever process accepts it)
+and plays on, and every view any client ever received agrees with the event log
+replayed from the database, so no accepted action was lost or applied twice.
+Then kill everything and start again on the same database: the same holds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from websockets.exceptions import ConnectionClosed
+
+from svoi_kozyri.server.client import SeatClient, low_card_policy
+from svoi_kozyri.server.db import Store
+from svoi_kozyri.server.master import game_from_stored
+from svoi_kozyri.server.process import ServerProcess
+from svoi_kozyri.server.views import table_view
+from test_server_postgres import postgres_url  # noqa: F401  (the fixture)
+from test_server_processes import _alive, descendants
+
+pytestmark = pytest.mark.timeout(300)
+
+MOVES = 12
+"""Moves each player makes per phase of the test."""
+
+
+def _fresh_db(base_url: str, name: str) -> str:
+    import psycopg
+
+    plain = base_url.replace("postgresql+psycopg://", "postgresql://")
+    with psycopg.connect(plain, autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {name}")
+        conn.execute(f"CREATE DATABASE {name}")
+    return base_url.rsplit("/", 1)[0] + "/" + name
+
+
+def _workers(srv: ServerProcess) -> list[int]:
+    """The uvicorn worker processes (children running multiprocessing's spawn)."""
+    assert srv.proc is not None
+    out = []
+    for pid in descendants(srv.proc.pid):
+        try:
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")
+        except OSError:
+            continue
+        parent = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+        if b"spawn_main" in cmd and b"resource_tracker" not in cmd and parent == srv.proc.pid:
+            out.append(pid)
+    return out
+
+
+async def _make_tables(srv: ServerProcess) -> list[dict[str, Any]]:
+    # a short grace: once one player of a table has made its moves and left, a
+    # stand-in plays for it, so the others can make theirs
+    quick = {
+        "bot_delay_s": 0.02,
+        "hand_pause_s": 0.05,
+        "grace_s": 0.5,
+        "rules": {"loss_limit": 50},
+    }
+    configs = [
+        {"seats": [{"kind": "human"}, {"kind": "human"}], **quick},
+        {"seats": [{"kind": "human"}, {"kind": "human"}], **quick},
+        {"seats": [{"kind": "human"}, {"kind": "bot", "bot": "random"}], **quick},
+        {
+            "seats": [{"kind": "human"}, {"kind": "bot", "bot": "greedy"}, {"kind": "human"}],
+            **quick,
+        },
+    ]
+    out = []
+    async with httpx.AsyncClient(base_url=srv.base, timeout=30) as http:
+        for i, cfg in enumerate(configs):
+            r = await http.post("/api/tables", json={"name": f"P{i}", "config": cfg})
+            r.raise_for_status()
+            g = r.json()
+            tokens = [g["token"]]
+            for _ in range(sum(s["kind"] == "human" for s in cfg["seats"]) - 1):
+                j = await http.post(f"/api/tables/{g['table_id']}/join", json={"name": "Q"})
+                j.raise_for_status()
+                tokens.append(j.json()["token"])
+            out.append({"id": g["table_id"], "tokens": tokens})
+    return out
+
+
+async def _play(client: SeatClient, moves: int, deadline: float) -> int:
+    """Play until ``moves`` more moves, reconnecting whenever the socket drops."""
+    target = client.moves + moves
+    reconnects = 0
+    while client.moves < target and time.monotonic() < deadline:
+        client.max_moves = target
+        with contextlib.suppress(ConnectionClosed, OSError):
+            await client.run()
+        if client.moves < target:
+            reconnects += 1
+            await asyncio.sleep(0.1)
+    return reconnects
+
+
+def _check_against_log(db_url: str, tables: list[dict[str, Any]], clients: list[Any]) -> None:
+    """Every state message any client received equals the view replayed from the
+    stored events at that version."""
+    store = Store(db_url, migrate=False)
+    try:
+        for t in tables:
+            stored = store.load(t["id"])
+            assert stored is not None and stored.version == len(stored.events)
+            truth = game_from_stored(stored)  # the whole log replays: nothing illegal
+            assert truth.version == stored.version
+            n = truth.n
+            seen: dict[tuple[int | None, int], Any] = {}
+            for c in clients:
+                if c.table_id != t["id"]:
+                    continue
+                for raw in c.messages:
+                    msg = json.loads(raw)
+                    if msg["type"] == "state":
+                        v = msg["view"]
+                        seen[(v["viewer"], v["version"])] = v
+            assert seen
+            copy = game_from_stored(stored.__class__(**{**stored.__dict__, "events": []}))
+            by_version: dict[int, Any] = {}
+            for k in sorted({ver for _, ver in seen}):
+                while copy.version < k:
+                    copy.apply(stored.events[copy.version])
+                by_version[k] = copy
+                for (viewer, ver), v in seen.items():
+                    if ver != k:
+                        continue
+                    want = table_view(copy, viewer, [False] * n, [False] * n)
+                    got_hand, want_hand = v["hand"], want.model_dump(mode="json")["hand"]
+                    if want_hand is None:
+                        assert got_hand is None
+                        continue
+                    for key in ("hand", "log", "to_act", "pile", "legal", "number"):
+                        assert got_hand[key] == want_hand[key], (t["id"], ver, viewer, key)
+    finally:
+        store.close()
+
+
+def test_kill_one_worker_then_both(postgres_url: str, tmp_path: Path) -> None:  # noqa: F811
+    db = _fresh_db(postgres_url, "sk_workers")
+    srv = ServerProcess(
+        db, workers=2, rate_limits=False, log_path=tmp_path / "s1.log", extra_args=[]
+    )
+    with srv:
+        deadline = time.monotonic() + 30
+        while len(_workers(srv)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        workers = _workers(srv)
+        assert len(workers) == 2
+        tables = asyncio.run(_make_tables(srv))
+        clients = [
+            SeatClient(srv.ws_base, t["id"], tok, low_card_policy, seed=k, think_s=0.02)
+            for t in tables
+            for k, tok in enumerate(t["tokens"])
+        ]
+        clients += [SeatClient(srv.ws_base, t["id"], None, None) for t in tables[:2]]
+
+        async def phase_one() -> list[int]:
+            end = time.monotonic() + 90
+            players = [c for c in clients if c.token is not None]
+            tasks = [asyncio.create_task(_play(c, MOVES, end)) for c in players]
+            await asyncio.sleep(1.0)
+            nonlocal busiest
+            busiest = max(workers, key=_sockets)
+            os.kill(busiest, signal.SIGKILL)  # the worker with the sockets dies mid-game
+            return list(await asyncio.gather(*tasks))
+
+        def _sockets(pid: int) -> int:
+            fds = Path(f"/proc/{pid}/fd")
+            return sum(1 for fd in fds.iterdir() if os.readlink(fd).startswith("socket:"))
+
+        busiest = 0
+        reconnects = asyncio.run(phase_one())
+        players = [c for c in clients if c.token is not None]
+        assert all(c.moves >= MOVES for c in players), [c.moves for c in players]
+        assert sum(reconnects) >= 1  # the killed worker's clients came back
+        assert all(not [e for e in c.errors if e["code"] not in ("stale",)] for c in players)
+        survivors = _workers(srv)
+        assert survivors and busiest not in survivors
+        # kill everything: the supervisor and both workers
+        everything = [*_workers(srv)]
+        srv.kill()
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and any(_alive(p) for p in everything):
+            time.sleep(0.1)
+        left = [p for p in everything if _alive(p)]
+        for p in left:
+            os.kill(p, signal.SIGKILL)
+        assert not left, f"workers outlived their supervisor: {left}"
+    _check_against_log(db, tables, clients)
+    port = srv.port
+    srv2 = ServerProcess(db, workers=2, port=port, rate_limits=False, log_path=tmp_path / "s2.log")
+    with srv2:
+
+        async def phase_two() -> None:
+            end = time.monotonic() + 90
+            await asyncio.gather(
+                *(_play(c, MOVES // 2, end) for c in clients if c.token is not None)
+            )
+
+        asyncio.run(phase_two())
+        assert all(c.moves >= MOVES + MOVES // 2 for c in clients if c.token is not None)
+    _check_against_log(db, tables, clients)
+    for name in ("s1.log", "s2.log"):
+        assert "Traceback" not in (tmp_path / name).read_text(), name
