@@ -44,9 +44,9 @@ def _take_turn(page: Any, prefer_pickup: bool = False) -> None:
             page.locator("#hand .card.legal:not(.selected)").first.click(position=CORNER)
     else:
         page.click("#pickup-btn")
-    page.wait_for_function(
-        f"document.querySelector('#table').dataset.version !== '{before}'"
-        " || document.querySelector('#hand-over, #session-over')"
+    # a CSS selector, not a JavaScript predicate: the page's CSP forbids eval
+    page.wait_for_selector(
+        f"#table:not([data-version='{before}']), #hand-over, #session-over", state="attached"
     )
 
 

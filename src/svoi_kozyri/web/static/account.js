@@ -34,6 +34,7 @@ function changed() {
 }
 
 export function mountAccountBar(el) {
+  el.classList.add("account-bar");
   const note = h("span", { id: "account-note", class: "small", role: "status" });
 
   function form() {
@@ -99,10 +100,17 @@ export function mountAccountBar(el) {
       );
     } else {
       el.replaceChildren(
-        h("span", { class: "small muted" }, t("account.guest")),
-        h("button", { id: "account-open", class: "link", onclick: () => draw(true) }, `${t("account.login")} / ${t("account.register")}`),
-        note,
-        open ? form() : null,
+        ...[
+          h("span", { class: "small muted wide-only" }, t("account.guest")),
+          h(
+            "button",
+            { id: "account-open", class: "link", onclick: () => draw(true) },
+            h("span", { class: "wide-only" }, `${t("account.login")} / ${t("account.register")}`),
+            h("span", { class: "narrow-only" }, t("account.login")),
+          ),
+          note,
+          open ? form() : null,
+        ].filter(Boolean),
       );
       if (open) document.getElementById("account-username")?.focus();
     }

@@ -21,9 +21,11 @@ function useHash() {
   return hash;
 }
 
-function Header() {
+function Header({ atTable }) {
   const [sound, setSound] = useState(store.sound());
-  return html`<header class="top">
+  // at a table on a phone the header must stay one line (the whole turn fits the
+  // screen), so the account bar is left to the lobby there
+  return html`<header class=${atTable ? "top at-table" : "top"}>
     <a class="brand" href="#/">${t("app.title")} <small>${t("app.tagline")}</small></a>
     <nav aria-label=${t("nav.main")}>
       <a href="#/">${t("nav.lobby")}</a>
@@ -231,7 +233,8 @@ function App() {
   else if ((m = hash.match(/^#\/r\/([a-z0-9]+)/))) page = html`<${ReplayPage} key=${hash} tableId=${m[1]} />`;
   else if ((m = hash.match(/^#\/u\/([A-Za-z0-9_%-]{1,64})$/))) page = html`<${Profile} key=${hash} name=${decodeURIComponent(m[1])} />`;
   else page = html`<${Lobby} />`;
-  return html`<${Header} /><main id="app">${page}</main>`;
+  const atTable = /^#\/[tr]\//.test(hash);
+  return html`<${Header} atTable=${atTable} /><main id="app">${page}</main>`;
 }
 
 initI18n().then(() => {
