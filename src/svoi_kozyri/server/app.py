@@ -9,12 +9,12 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import FastAPI, Header, Query, Request, WebSocket
+from fastapi import APIRouter, FastAPI, Header, Query, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
@@ -55,6 +55,10 @@ def _plain(text: str) -> str:
     return text.encode("utf-8", "replace").decode("utf-8")
 
 
+ROUTERS: list[APIRouter] = []
+"""Routers every app includes: a server module adds its ``APIRouter`` here (at
+import, before ``create_app``) or the caller passes ``routers=``."""
+
 ENV_PREFIX = "SVOI_KOZYRI_SERVE_"
 """Environment variables ``app_from_env`` reads (``serve --workers N`` passes the
 settings to uvicorn's worker processes this way)."""
@@ -83,6 +87,7 @@ def create_app(
     limits: Limits | None = None,
     idle_pause_s: float = IDLE_PAUSE_S,
     migrate: bool | None = None,
+    routers: Sequence[APIRouter] = (),
 ) -> FastAPI:
     """The web app storing its tables at ``database_url`` (any SQLAlchemy URL).
 
@@ -91,6 +96,8 @@ def create_app(
     (:meth:`Limits.off` for the load benchmark); ``idle_pause_s`` how long a
     table plays on after its last human player left.  ``migrate``: see
     :class:`~.db.Store` (by default SQLite is migrated, other databases must be).
+    ``routers``: more routes (other server modules), after the built-in ones and
+    :data:`ROUTERS`; a route reaches the hub as ``request.app.state.hub``.
     """
     store = Store(database_url, migrate=migrate)
     hub = Hub(store, seed=seed, limits=limits, idle_pause_s=idle_pause_s)
@@ -271,5 +278,7 @@ def create_app(
         await websocket.accept()
         await hub.serve_socket(websocket, table_id, client_key(websocket.scope))
 
+    for router in (*ROUTERS, *routers):
+        app.include_router(router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     return app
