@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fastapi import APIRouter, Request
 from fastapi.testclient import TestClient
 
 from svoi_kozyri.server.app import create_app
@@ -395,3 +396,17 @@ def test_pile_visibility_table_shows_the_top_and_the_pickup_window() -> None:
     )
     with pytest.raises(TableError, match="max_actions_per_hand"):
         TableGame("u", bad, 1, [SeatInfo("human")] * 2)
+
+
+def test_other_modules_add_routes_through_routers(tmp_path: Path) -> None:
+    router = APIRouter()
+
+    @router.get("/api/extra")
+    async def extra(request: Request) -> dict[str, Any]:
+        return {"tables": len(request.app.state.hub.tables)}
+
+    app = create_app(f"sqlite:///{tmp_path / 'r.db'}", routers=[router])
+    with TestClient(app) as c:
+        r = c.get("/api/extra")
+        assert r.status_code == 200 and r.json() == {"tables": 0}
+        assert "frame-ancestors" in r.headers["content-security-policy"]

@@ -435,6 +435,10 @@ def test_pages_send_csp_and_frame_protection(client: TestClient) -> None:
         assert "script-src 'self'" in csp and "style-src 'self'" in csp
         assert r.headers["x-frame-options"] == "DENY"
         assert r.headers["x-content-type-options"] == "nosniff"
+        assert "connect-src 'self' ws://testserver wss://testserver;" in csp
+    # a forged Host header cannot inject into the policy
+    r = client.get("/", headers={"host": "evil; script-src *"})
+    assert "evil" not in r.headers["content-security-policy"]
 
 
 def test_front_end_has_no_inline_scripts_or_styles() -> None:

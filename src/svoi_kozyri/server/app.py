@@ -9,12 +9,12 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import FastAPI, Header, Query, Request, WebSocket
+from fastapi import APIRouter, FastAPI, Header, Query, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
@@ -57,6 +57,10 @@ def _plain(text: str) -> str:
     return text.encode("utf-8", "replace").decode("utf-8")
 
 
+ROUTERS: list[APIRouter] = []
+"""Routers every app includes: a server module adds its ``APIRouter`` here (at
+import, before ``create_app``) or the caller passes ``routers=``."""
+
 ENV_PREFIX = "SVOI_KOZYRI_SERVE_"
 """Environment variables ``app_from_env`` reads (``serve --workers N`` passes the
 settings to uvicorn's worker processes this way)."""
@@ -86,6 +90,7 @@ def create_app(
     idle_pause_s: float = IDLE_PAUSE_S,
     accounts: AccountSettings | None = None,
     migrate: bool | None = None,
+    routers: Sequence[APIRouter] = (),
 ) -> FastAPI:
     """The web app storing its tables at ``database_url`` (any SQLAlchemy URL).
 
@@ -96,6 +101,8 @@ def create_app(
     :class:`~.db.Store` (by default SQLite is migrated, other databases must be).
     ``accounts`` tunes password hashing and log-in limits
     (:class:`~.accounts.AccountSettings`).
+    ``routers``: more routes (other server modules), after the built-in ones and
+    :data:`ROUTERS`; a route reaches the hub as ``request.app.state.hub``.
     """
     store = Store(database_url, migrate=migrate)
     hub = Hub(store, seed=seed, limits=limits, idle_pause_s=idle_pause_s)
@@ -303,5 +310,7 @@ def create_app(
         await websocket.accept()
         await hub.serve_socket(websocket, table_id, client_key(websocket.scope))
 
+    for router in (*ROUTERS, *routers):
+        app.include_router(router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     return app

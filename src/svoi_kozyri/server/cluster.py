@@ -137,8 +137,11 @@ class Cluster:
         """Whether this process fires the table's automatic actions now: it holds
         (or has just taken) the lease.  Otherwise retry when the holder's lease
         would run out."""
-        if live.lease_until - time.monotonic() > 0.5:
+        now = time.monotonic()
+        if live.lease_until - now > 0.5:
             return True
+        if now < live.lease_other_until:
+            return False  # another process holds it; the retry timer is armed
         return self._take(live)
 
     def _take(self, live: LiveTable) -> bool:
@@ -153,6 +156,7 @@ class Cluster:
             live.lease_until = now + LEASE_S - 0.5
             return True
         live.lease_until = 0.0
+        live.lease_other_until = now + left
         if live.retry is not None:
             live.retry.cancel()
         loop = asyncio.get_running_loop()
@@ -275,7 +279,10 @@ class Cluster:
         for live in list(self.hub.tables.values()):
             for owner in [o for o in live.remote if o not in alive]:
                 self._set_remote(live, owner, frozenset())
+            # renew while the table has work, unless its players are all at
+            # another process: then let the lease pass to that process
             renew = 0 < live.lease_until - now < LEASE_S / 2
-            if renew and self.hub.scheduler.deadline(live)[0] is not None:
-                self._take(live)  # renew: it still has work to do
+            elsewhere = bool(live.remote) and not live.conns
+            if renew and not elsewhere and self.hub.scheduler.deadline(live)[0] is not None:
+                self._take(live)
         self.catch_up_all()

@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import logging
+import re
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -40,6 +41,12 @@ DOCS_CSP = (
     "https://fastapi.tiangolo.com; frame-ancestors 'none'"
 )
 """The interactive API docs (``/api/docs``) load Swagger UI with an inline script."""
+
+
+_HOST_OK = re.compile(
+    r"^[A-Za-z0-9.\-]{1,253}(:[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]{2,45}\](:[0-9]{1,5})?$"
+)
+"""A Host header safe to quote in the page policy (a name or IPv4, or [IPv6], and a port)."""
 
 
 @dataclass(frozen=True)
@@ -171,7 +178,19 @@ class SecurityHeadersMiddleware:
             await self.app(scope, receive, send)
             return
         path: str = scope.get("path", "")
-        csp = DOCS_CSP if path.startswith("/api/docs") or path == "/api/redoc" else CSP
+        if path.startswith("/api/docs") or path == "/api/redoc":
+            csp = DOCS_CSP
+        else:
+            # name this host's sockets explicitly: not every browser counts
+            # ws:/wss: to the same host as 'self'
+            host = next((v for k, v in scope.get("headers", ()) if k == b"host"), b"")
+            text = host.decode("latin-1")
+            if text and _HOST_OK.match(text):
+                csp = CSP.replace(
+                    "connect-src 'self'", f"connect-src 'self' ws://{text} wss://{text}"
+                )
+            else:
+                csp = CSP
 
         async def with_headers(msg: Message) -> None:
             if msg["type"] == "http.response.start":

@@ -31,6 +31,8 @@ class LiveTable:
     """Until when (monotonic) this process holds the table's lease, when several
     processes share the tables."""
     retry: asyncio.TimerHandle | None = None
+    lease_other_until: float = 0.0
+    """Until when (monotonic) another process is known to hold the lease."""
     stale: bool = False
     """Other processes committed events this process has not applied yet (it
     catches up when the table is next used here)."""

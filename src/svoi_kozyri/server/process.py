@@ -166,7 +166,7 @@ def throwaway_postgres(settings: dict[str, str] | None = None) -> Iterator[str]:
             ) from None
         runuser = shutil.which("runuser")
         if not runuser:
-            raise PostgresUnavailableError("running as root without runuser")
+            raise PostgresUnavailableError("running as root without runuser to run PostgreSQL")
         prefix = [runuser, "-u", "postgres", "--"]
         user = "postgres"
     tmp = Path(tempfile.mkdtemp(prefix="sk-pg-"))
