@@ -50,7 +50,7 @@ def split_bot_specs(text: str) -> list[str]:
     return out
 
 
-class SvoiKozyriEnv(gymnasium.Env[ObsDict, int]):
+class SvoiKozyriEnv(gymnasium.Env[Any, Any]):
     """One hand per episode, the learner against bots (see the module docstring)."""
 
     metadata = {"render_modes": ["ansi"]}  # noqa: RUF012 (Gymnasium's class attribute)
@@ -165,7 +165,7 @@ class SvoiKozyriEnv(gymnasium.Env[ObsDict, int]):
         """The legal-action mask as booleans (the name sb3-contrib's MaskablePPO reads)."""
         return self._obs()["action_mask"].astype(bool)
 
-    def render(self) -> str | None:  # type: ignore[override]
+    def render(self) -> str | None:
         """The omniscient state as text (``ansi``)."""
         return None if self.render_mode is None else repr(self.state_)
 
