@@ -196,7 +196,7 @@ def test_repetition_table_grows_and_recycles() -> None:
     rules = Rules(num_players=2, pickup_rule="whole_pile")
     game = Game(rules)
     vg = VectorGame(rules, batch_size=64, seed=2)
-    start = vg._hkeys.shape[0]
+    start = vg._ht.shape[0]
     state = game.deal(int(vg.dealers[0]), vg.deck_of(0))
     for _ in range(3000):
         acts = vg.step_random()
@@ -205,5 +205,5 @@ def test_repetition_table_grows_and_recycles() -> None:
         _compare(vg, [state], 0)
         if 0 in vg.reset_done():
             state = game.deal(int(vg.dealers[0]), vg.deck_of(0))
-    assert vg._hkeys.shape[0] >= start
+    assert vg._ht.shape[0] >= start
     assert vg.hands_dealt > 64

@@ -65,71 +65,79 @@ def _bit(c):
 # int32[S]); meta int64[4]: used slots, live entries, log2 size, unused.
 
 
-@njit(cache=True)
-def _ht_add(hkeys, htags, hcnt, meta, epochs, b, key):
-    """Count one more occurrence of ``key`` in hand ``b``; the new count."""
-    epoch = epochs[b]
-    mask = hkeys.shape[0] - 1
-    tag = (b << 32) | epoch
+@njit(cache=True, inline="always")
+def _ht_add(ht, meta, epochs, b, key):
+    """Count one more occurrence of ``key`` in hand ``b``; the new count.
+
+    ``ht`` is (S, 2) int64: the key, and ``(b + 1) << 40 | epoch << 16 | count``
+    (0: never used); an entry whose epoch is not its hand's current one is dead
+    (the hand was dealt again) and its slot is reused."""
+    mask = ht.shape[0] - 1
+    ep = epochs[b] & 0xFFFFFF
+    tag = ((b + 1) << 40) | (ep << 16)
+    k = np.int64(key)
     i = np.int64((key ^ (np.uint64(b + 1) * _SALT)) & np.uint64(mask))
     free = -1
     while True:
-        t = htags[i]
-        if t == -1:
+        w = ht[i, 1]
+        if w == 0:
             break
-        if t == tag:
-            if hkeys[i] == key:
-                hcnt[i] += 1
-                return hcnt[i]
-        elif free < 0 and (t & 0xFFFFFFFF) != epochs[t >> 32]:
-            free = i  # a dead entry of a finished or reset hand: reusable
+        if (w & ~0xFFFF) == tag:
+            if ht[i, 0] == k:
+                c = (w & 0xFFFF) + 1
+                if c <= 0xFFFF:
+                    ht[i, 1] = tag | c
+                return c
+        elif free < 0 and ((w >> 16) & 0xFFFFFF) != (epochs[(w >> 40) - 1] & 0xFFFFFF):
+            free = i  # a dead entry of a hand dealt again: reusable
         i = (i + 1) & mask
     if free < 0:
         free = i
         meta[0] += 1
-    hkeys[free] = key
-    htags[free] = tag
-    hcnt[free] = 1
-    meta[1] += 1
+    ht[free, 0] = k
+    ht[free, 1] = tag | 1
     return 1
 
 
+@njit(cache=True, inline="always")
+def _ht_is_live(w, epochs):
+    return w != 0 and ((w >> 16) & 0xFFFFFF) == (epochs[(w >> 40) - 1] & 0xFFFFFF)
+
+
 @njit(cache=True)
-def _ht_live(htags, epochs):
+def _ht_live(ht, epochs):
     """Number of live entries (of hands' current epochs)."""
     live = 0
-    for j in range(htags.shape[0]):
-        t = htags[j]
-        if t != -1 and (t & 0xFFFFFFFF) == epochs[t >> 32]:
+    for j in range(ht.shape[0]):
+        if _ht_is_live(ht[j, 1], epochs):
             live += 1
     return live
 
 
 @njit(cache=True)
-def _ht_rebuild(hkeys, htags, hcnt, epochs, nkeys, ntags, ncnt):
-    """Copy the live entries into fresh arrays; returns (used, live)."""
-    mask = nkeys.shape[0] - 1
+def _ht_rebuild(ht, epochs, new):
+    """Copy the live entries of ``ht`` into the empty table ``new``; their number."""
+    mask = new.shape[0] - 1
     live = 0
-    for j in range(hkeys.shape[0]):
-        t = htags[j]
-        if t == -1 or (t & 0xFFFFFFFF) != epochs[t >> 32]:
+    for j in range(ht.shape[0]):
+        w = ht[j, 1]
+        if not _ht_is_live(w, epochs):
             continue
-        b = t >> 32
-        key = hkeys[j]
-        i = np.int64((key ^ (np.uint64(b + 1) * _SALT)) & np.uint64(mask))
-        while ntags[i] != -1:
+        b = (w >> 40) - 1
+        k = ht[j, 0]
+        i = np.int64((np.uint64(k) ^ (np.uint64(b + 1) * _SALT)) & np.uint64(mask))
+        while new[i, 1] != 0:
             i = (i + 1) & mask
-        nkeys[i] = key
-        ntags[i] = t
-        ncnt[i] = hcnt[j]
+        new[i, 0] = k
+        new[i, 1] = w
         live += 1
-    return live, live
+    return live
 
 
 # --------------------------------------------------------------- the hand logic
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _legal_bits(b, hands, pile, plen, to_act, phase, beat):
     ph = phase[b]
     p = to_act[b]
@@ -144,7 +152,7 @@ def _legal_bits(b, hands, pile, plen, to_act, phase, beat):
 def _deal(b, dealer, order, st, flags, suit_owner, hashing):
     hands, _pile, plen, discard, to_act, phase, turns, zob, loser, reason = st[:10]
     picked, known0, decks, dealers, epochs = st[10:15]
-    hkeys, htags, hcnt, meta = hashing
+    ht, meta = hashing
     n = flags[_F_N]
     for s in range(4):
         hands[b, s] = 0
@@ -185,14 +193,14 @@ def _deal(b, dealer, order, st, flags, suit_owner, hashing):
     # a new epoch: the hand's old repetition counts become dead entries
     epochs[b] = (epochs[b] + 1) & 0x7FFFFFFF
     if flags[_F_REP]:
-        _ht_add(hkeys, htags, hcnt, meta, epochs, b, z ^ _ZT[to_act[b] * 4 + _FREE])
+        _ht_add(ht, meta, epochs, b, z ^ _ZT[to_act[b] * 4 + _FREE])
 
 
 @njit(cache=True)
 def _load(b, hands_in, known_in, pile_in, n_pile, disc, seat, ph, nturns, st, flags, hashing):
     hands, pile, plen, discard, to_act, phase, turns, zob, loser, reason = st[:10]
     picked, known0, decks, dealers, epochs = st[10:15]
-    hkeys, htags, hcnt, meta = hashing
+    ht, meta = hashing
     z = np.uint64(0)
     for seat_i in range(4):
         hands[b, seat_i] = hands_in[seat_i]
@@ -220,7 +228,7 @@ def _load(b, hands_in, known_in, pile_in, n_pile, disc, seat, ph, nturns, st, fl
     dealers[b] = -1
     epochs[b] = (epochs[b] + 1) & 0x7FFFFFFF
     if flags[_F_REP] and ph != _LEAD:
-        _ht_add(hkeys, htags, hcnt, meta, epochs, b, z ^ _ZT[seat * 4 + ph])
+        _ht_add(ht, meta, epochs, b, z ^ _ZT[seat * 4 + ph])
 
 
 @njit(cache=True)
@@ -229,7 +237,7 @@ def _deal_many(rows, dealers_in, orders, st, flags, suit_owner, hashing):
         _deal(rows[j], dealers_in[j], orders[j], st, flags, suit_owner, hashing)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _finish(b, st, who, why):
     st[9][b] = why
     st[8][b] = who
@@ -237,16 +245,16 @@ def _finish(b, st, who, why):
     st[4][b] = -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _end_turn(b, st, flags, hashing):
     hands, to_act, phase, turns, zob = st[0], st[4], st[5], st[6], st[7]
     epochs = st[14]
     turns[b] += 1
     limit = flags[_F_REP]
     if limit:
-        hkeys, htags, hcnt, meta = hashing
+        ht, meta = hashing
         key = zob[b] ^ _ZT[to_act[b] * 4 + phase[b]]
-        cnt = _ht_add(hkeys, htags, hcnt, meta, epochs, b, key)
+        cnt = _ht_add(ht, meta, epochs, b, key)
         if cnt >= limit:
             _finish(b, st, -1, _REPETITION)
             return
@@ -267,7 +275,7 @@ def _end_turn(b, st, flags, hashing):
             _finish(b, st, -1, _ACTION_CAP)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _went_out(b, p, kind, st, flags, beat, nxt, hashing):
     hands, pile, plen, discard, to_act, phase, turns, zob = st[:8]
     n = flags[_F_N]
@@ -312,7 +320,7 @@ def _went_out(b, p, kind, st, flags, beat, nxt, hashing):
     _end_turn(b, st, flags, hashing)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _pickup(b, p, st, flags, req, nxt, hashing):
     hands, pile, plen, _discard, to_act, phase, _turns, zob = st[:8]
     picked = st[10]
@@ -338,7 +346,7 @@ def _pickup(b, p, st, flags, req, nxt, hashing):
     _end_turn(b, st, flags, hashing)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _apply(b, a, st, flags, beat, req, nxt, hashing):
     hands, pile, plen, _discard, to_act, phase, _turns, zob = st[:8]
     ph = phase[b]
@@ -389,15 +397,20 @@ def _step_all(actions, st, flags, beat, req, nxt, hashing):
     return -1
 
 
-@njit(cache=True)
+_DEBRUIJN = np.zeros(64, dtype=np.int64)
+for _i in range(64):
+    _DEBRUIJN[((((1 << _i) * 0x022FDD63CC95386D) & 0xFFFFFFFFFFFFFFFF) >> 58) & 63] = _i
+
+
+@njit(cache=True, inline="always")
 def _select_bit(m, k):
-    """Index of the k-th (0-based) set bit of m."""
-    for i in range(NUM_ACTIONS):
-        if m >> i & 1:
-            if k == 0:
-                return i
-            k -= 1
-    return -1
+    """Index of the k-th (0-based) set bit of m (-1 if there is none)."""
+    for _ in range(k):
+        m &= m - 1
+    if m == 0:
+        return -1
+    low = m & -m
+    return _DEBRUIJN[((low * 0x022FDD63CC95386D) >> 58) & 63]
 
 
 @njit(cache=True)

@@ -80,6 +80,8 @@ class VectorGame:
             raise RulesError("the vector simulator needs agreed ownership (not blind)")
         if batch_size < 1:
             raise ValueError("batch_size must be at least 1")
+        if (rules.repetition_limit or 0) > 0xFFFF:
+            raise RulesError("the vector simulator counts repetitions up to 65535")
         self.rules = rules
         self.game = game = Game(rules, owners)
         n = self.n = game.n
@@ -157,27 +159,24 @@ class VectorGame:
     # -- repetition table -----------------------------------------------------------
 
     def _ht_alloc(self, size: int) -> None:
-        self._hkeys = np.zeros(size, dtype=np.uint64)
-        self._htags = np.full(size, -1, dtype=np.int64)
-        self._hcnt = np.zeros(size, dtype=np.int32)
-        self._meta = np.zeros(4, dtype=np.int64)
-        self._hashing = (self._hkeys, self._htags, self._hcnt, self._meta)
+        self._ht = np.zeros((size, 2), dtype=np.int64)
+        self._meta = np.zeros(2, dtype=np.int64)  # slots ever used, spare
+        self._hashing = (self._ht, self._meta)
 
     def _ht_maintain(self) -> None:
-        """Keep the table at most half full: before a batch step could fill it, copy
-        the live entries into a table twice as large as they need."""
-        size = self._hkeys.shape[0]
-        if self._meta[0] + 2 * self.batch_size + 8 <= size // 2:
+        """Keep the table under 70 % full: before a batch step could pass that, copy
+        the live entries into a table at least twice as large as they need."""
+        size = self._ht.shape[0]
+        margin = 2 * self.batch_size + 8
+        if self._meta[0] + margin <= size * 7 // 10:
             return
-        live = int(_ht_live(self._htags, self._epochs))
+        live = int(_ht_live(self._ht, self._epochs))
         new = size
-        while new < 4 * (live + 2 * self.batch_size + 8):
+        while new < 2 * (live + margin):
             new *= 2
-        old = self._hashing
+        old = self._ht
         self._ht_alloc(new)
-        used, live = _ht_rebuild(old[0], old[1], old[2], self._epochs, *self._hashing[:3])
-        self._meta[0] = used
-        self._meta[1] = live
+        self._meta[0] = _ht_rebuild(old, self._epochs, self._ht)
 
     # -- episodes ---------------------------------------------------------------------
 
