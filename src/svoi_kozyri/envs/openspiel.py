@@ -37,6 +37,7 @@ import numpy.typing as npt
 import pyspiel
 
 from ..core import (
+    LEAD,
     NUM_ACTIONS,
     NUM_CARDS,
     PICKUP,
@@ -350,7 +351,9 @@ class SvoiKozyriState(pyspiel.State):  # type: ignore[misc]
         obs = observe(h, player)
         hands = sample_hands(obs, rng)
         # run the public history backwards: a play leaves the player's hand, a pickup
-        # enters it
+        # enters it (mid-turn, the beat already on the pile is not in the history yet)
+        if h.phase == LEAD:
+            hands[h.to_act_seat] |= 1 << h.pile[-1]
         for seat, move, taken in reversed(h.history()):
             for c in move.cards():
                 hands[seat] |= 1 << c
