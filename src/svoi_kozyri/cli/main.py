@@ -18,6 +18,7 @@ COMMAND_MODULES = [
     "serve_cmds",
     "search_cmds",
     "notation_cmds",
+    "selfplay_cmds",
 ]
 
 app = typer.Typer(
