@@ -171,9 +171,7 @@ def main() -> None:
     ap.add_argument("--players", type=int, default=4)
     ap.add_argument("--batch", type=int, default=1024)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument(
-        "--only", default="", help="comma list of loop names to run (default: all)"
-    )
+    ap.add_argument("--only", default="", help="comma list of loop names to run (default: all)")
     args = ap.parse_args()
     rules = Rules(num_players=args.players)
     game = Game(rules)
