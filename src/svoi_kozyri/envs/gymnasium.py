@@ -26,6 +26,7 @@ import numpy as np
 import numpy.typing as npt
 from gymnasium import spaces
 
+from ..arena import split_bot_list
 from ..bots import Agent, make_agent
 from ..core import NUM_ACTIONS, IllegalMoveError, State, observe, parse_seat
 from .encoding import OBS_SIZE, action_mask, encode_state
@@ -37,17 +38,9 @@ ObsDict = dict[str, npt.NDArray[Any]]
 
 def split_bot_specs(text: str) -> list[str]:
     """``"expert,ismcts:ms=200,c=1,medium"`` -> ``["expert", "ismcts:ms=200,c=1",
-    "medium"]``: a comma starts a new bot unless what follows is another
-    ``key=value`` option of the bot before it."""
-    out: list[str] = []
-    for part in (p.strip() for p in text.split(",")):
-        if not part:
-            continue
-        if out and "=" in part and ":" not in part:
-            out[-1] += "," + part
-        else:
-            out.append(part)
-    return out
+    "medium"]``: the arena's rule (a part with ``=`` but no ``:`` continues the bot
+    before it)."""
+    return split_bot_list(text)
 
 
 class SvoiKozyriEnv(gymnasium.Env[Any, Any]):
