@@ -33,7 +33,7 @@ CONFIGS = [
         "max_actions_per_hand": 200,
     },
     {
-        "num_players": 3,
+        "num_players": 2,
         "own_suits_cross_beat": True,
         "draw_rule": "none",
         "repetition_limit": None,
