@@ -299,6 +299,10 @@ def _went_out(b, p, kind, st, flags, beat, nxt, hashing):
         else:
             _finish(b, st, last, _OUT)
         return
+    # Going out is irreversible (the hand stays empty), so no earlier position can
+    # occur again: a new epoch retires the hand's repetition counts.
+    epochs = st[14]
+    epochs[b] = (epochs[b] + 1) & 0x7FFFFFFF
     q = nxt[p]
     while not hands[b, q]:
         q = nxt[q]
