@@ -29,3 +29,12 @@ def test_there_is_an_example_per_framework() -> None:
 def test_example_runs(code: str, capsys: pytest.CaptureFixture[str]) -> None:
     exec(compile(code, str(DOC), "exec"), {"__name__": "__docs__"})
     assert capsys.readouterr().out.strip()  # every example prints its result
+
+
+def test_vector_docstring_example() -> None:
+    import doctest
+
+    import svoi_kozyri.envs.vector as module
+
+    failures, tried = doctest.testmod(module)
+    assert tried > 0 and failures == 0
