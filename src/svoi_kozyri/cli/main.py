@@ -19,6 +19,7 @@ COMMAND_MODULES = [
     "account_cmds",
     "search_cmds",
     "notation_cmds",
+    "selfplay_cmds",
 ]
 
 app = typer.Typer(

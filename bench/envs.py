@@ -1,0 +1,213 @@
+"""Environment benchmark: step rates of the PettingZoo, Gymnasium and OpenSpiel
+wrappers and of the vectorised simulator, against the raw engine in the same run.
+
+Run:  .venv/bin/python bench/envs.py [--seconds S] [--rounds R] [--players N] [--batch B]
+
+Method.  Every figure is the median of R rounds of S seconds, the rounds of all
+loops interleaved, so machine load affects them alike.  A *step* is one player
+decision at the step level, chosen uniformly at random among the legal actions:
+
+* ``engine``: ``bench/engine.py``'s loop (``legal_actions``, ``random.choice``,
+  ``apply_action``) on one ``State``;
+* ``pettingzoo``: ``for agent in env.agent_iter(): env.last(); env.step(a)`` on
+  ``raw_env`` with the observation dict (tensor + mask) built every step, the
+  action drawn from the mask; ``pettingzoo (no obs)``: the same loop with
+  ``env.last(observe=False)`` and the legal actions from ``info``; ``pettingzoo
+  (wrapped)``: ``env()`` (order enforcing) with observations;
+* ``gymnasium``: the learner's steps against random bots (the bots' moves are done
+  inside ``step`` and not counted);
+* ``openspiel``: ``legal_actions`` + ``apply_action`` on the Python game's state
+  (chance nodes of the deal timed, not counted);
+* ``vector``: B hands per call, ``step_random`` (masks, random choice and step in one
+  compiled pass), finished hands dealt again; ``vector (api)``: ``random_actions`` +
+  ``step``; ``vector (+obs)``: also the (B, 634) observations and (B, 41) masks
+  every step.  ``vector (no repetition)`` runs with ``repetition_limit=None``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+from svoi_kozyri import Game, Rules
+from svoi_kozyri.core import game as engine_module
+
+
+def _timed(seconds: float, body: Callable[[], int]) -> float:
+    done = 0
+    start = time.perf_counter()
+    while True:
+        done += body()
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds:
+            return done / elapsed
+
+
+def engine_loop(game: Game, rng: random.Random) -> Callable[[], int]:
+    """One random hand: legal_actions + choice + apply_action."""
+
+    def hand() -> int:
+        state = game.new_hand(rng.randrange(game.n), rng)
+        legal = state.legal_actions
+        apply = state.apply_action
+        choice = rng.choice
+        steps = 0
+        while not state.is_over:
+            apply(choice(legal()))
+            steps += 1
+        return steps
+
+    return hand
+
+
+def pettingzoo_loop(players: int, wrapped: bool, observe: bool) -> Callable[[], int]:
+    """One hand through the AEC API."""
+    from svoi_kozyri.envs.pettingzoo import env, raw_env
+
+    e = env(num_players=players) if wrapped else raw_env(num_players=players)
+    rng = random.Random(2)
+    e.reset(seed=1)
+
+    def hand() -> int:
+        e.reset()
+        steps = 0
+        choice = rng.choice
+        for _agent in e.agent_iter():
+            obs, _, term, trunc, info = e.last(observe)
+            if term or trunc:
+                e.step(None)
+                continue
+            if observe:
+                e.step(choice(np.flatnonzero(obs["action_mask"])))
+            else:
+                e.step(choice(info["legal_actions"]))
+            steps += 1
+        return steps
+
+    return hand
+
+
+def gymnasium_loop(players: int) -> Callable[[], int]:
+    """One hand of the learner against random bots."""
+    from svoi_kozyri.envs.gymnasium import SvoiKozyriEnv
+
+    e = SvoiKozyriEnv(num_players=players, opponents="random")
+    rng = random.Random(3)
+    e.reset(seed=1)
+
+    def hand() -> int:
+        obs, _ = e.reset()
+        steps = 0
+        while True:
+            obs, _, term, trunc, _ = e.step(rng.choice(np.flatnonzero(obs["action_mask"])))
+            steps += 1
+            if term or trunc:
+                return steps
+
+    return hand
+
+
+def openspiel_loop(players: int) -> Callable[[], int]:
+    """One hand of the Python OpenSpiel game."""
+    import pyspiel
+
+    import svoi_kozyri.envs.openspiel  # noqa: F401  (registers the game)
+
+    game = pyspiel.load_game(
+        "python_svoi_kozyri", {"num_players": players, "max_actions_per_hand": 20000}
+    )
+    rng = random.Random(4)
+
+    def hand() -> int:
+        state = game.new_initial_state()
+        steps = 0
+        while not state.is_terminal():
+            if state.is_chance_node():
+                state.apply_action(rng.choice(state.chance_outcomes())[0])
+            else:
+                state.apply_action(rng.choice(state.legal_actions()))
+                steps += 1
+        return steps
+
+    return hand
+
+
+def vector_loop(rules: Rules, batch: int, mode: str) -> Callable[[], int]:
+    """``batch`` hands, one step each per call."""
+    from svoi_kozyri.envs.encoding import OBS_SIZE
+    from svoi_kozyri.envs.vector import VectorGame
+
+    vg = VectorGame(rules, batch_size=batch, seed=5)
+    obs = np.empty((batch, OBS_SIZE), dtype=np.float32)
+    masks = np.empty((batch, 41), dtype=np.int8)
+
+    def call() -> int:
+        live = batch - int(vg.done.sum())
+        if mode == "random":
+            vg.step_random()
+        else:
+            if mode == "obs":
+                vg.observations(out=obs)
+                vg.legal_masks(out=masks)
+            vg.step(vg.random_actions())
+        vg.reset_done()
+        return live
+
+    call()
+    return call
+
+
+def main() -> None:
+    """Measure and print every figure, then the two ratios the issue asks for."""
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--seconds", type=float, default=2.0)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--players", type=int, default=4)
+    ap.add_argument("--batch", type=int, default=1024)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--only", default="", help="comma list of loop names to run (default: all)")
+    args = ap.parse_args()
+    rules = Rules(num_players=args.players)
+    game = Game(rules)
+    build = "compiled (mypyc)" if engine_module.__file__.endswith((".so", ".pyd")) else "pure"
+    print(f"svoi-kozyri engine: {build} build, {args.players} players, default rules")
+    print(f"python {sys.version.split()[0]}, {args.rounds} rounds x {args.seconds:.1f} s, median")
+    loops: dict[str, Callable[[], int]] = {
+        "engine": engine_loop(game, random.Random(args.seed)),
+        "pettingzoo": pettingzoo_loop(args.players, wrapped=False, observe=True),
+        "pettingzoo (no obs)": pettingzoo_loop(args.players, wrapped=False, observe=False),
+        "pettingzoo (wrapped)": pettingzoo_loop(args.players, wrapped=True, observe=True),
+        "gymnasium": gymnasium_loop(args.players),
+        "openspiel": openspiel_loop(args.players),
+        "vector": vector_loop(rules, args.batch, "random"),
+        "vector (api)": vector_loop(rules, args.batch, "api"),
+        "vector (+obs)": vector_loop(rules, args.batch, "obs"),
+        "vector (no repetition)": vector_loop(
+            rules.replace(repetition_limit=None), args.batch, "random"
+        ),
+    }
+    if args.only:
+        keep = {s.strip() for s in args.only.split(",")} | {"engine"}
+        loops = {k: v for k, v in loops.items() if k in keep}
+    rates: dict[str, list[float]] = {k: [] for k in loops}
+    for _ in range(args.rounds):
+        for name, body in loops.items():
+            rates[name].append(_timed(args.seconds, body))
+    med = {k: statistics.median(v) for k, v in rates.items()}
+    ref = med["engine"]
+    for name, rate in med.items():
+        print(f"{name:26s} {rate:>12,.0f} steps/s   {rate / ref:6.2f} x engine")
+    if "pettingzoo" in med:
+        print(f"ratio pettingzoo/engine {med['pettingzoo'] / ref:.2f}")
+    if "vector" in med:
+        print(f"ratio vector/engine {med['vector'] / ref:.2f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,85 @@
+"""The ``selfplay`` command: hands between bots written as Parquet training data."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ..core import RulesError
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``selfplay`` command to ``app``."""
+    app.command("selfplay")(selfplay)
+
+
+def selfplay(
+    bots: Annotated[
+        str,
+        typer.Option(
+            help="comma list of bot specs, one per seat (repeated to fill the seats), "
+            "e.g. heuristic,greedy or ismcts:iterations=200,c=1.4,medium"
+        ),
+    ],
+    out: Annotated[Path, typer.Option(help="output directory (Parquet files, meta.json)")],
+    hands: Annotated[int, typer.Option(min=1, help="hands to play")] = 100,
+    players: Annotated[int, typer.Option(min=2, max=4, help="number of players")] = 4,
+    seed: Annotated[int, typer.Option(help="seed of the deals and the bots")] = 0,
+    workers: Annotated[
+        int | None, typer.Option(min=1, help="worker processes (default: all CPU cores)")
+    ] = None,
+    chunk_size: Annotated[int, typer.Option(min=1, help="hands per file pair")] = 50,
+    rotate: Annotated[
+        bool, typer.Option(help="rotate the bots over the seats from hand to hand")
+    ] = True,
+    observations: Annotated[
+        bool, typer.Option(help="store the observation tensors (else zeros)")
+    ] = True,
+    rule: Annotated[
+        list[str] | None,
+        typer.Option(help="any SPEC C9 option as key=value (repeatable)"),
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress bar")] = False,
+) -> None:
+    """Play HANDS hands between BOTS on all cores and write one Parquet row per
+    decision and one per hand into OUT (see docs/envs.md); deterministic for a seed."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+    from ..arena import split_bot_list
+    from .arena_cmds import build_rules
+
+    err = Console(stderr=True)
+    try:
+        from ..envs.selfplay import SelfPlayConfig, run_selfplay
+    except ImportError as e:  # the optional extra is missing
+        err.print(f"[red]error:[/] selfplay needs the [envs] extra ({e.name} is missing)")
+        raise typer.Exit(2) from None
+    try:
+        rules = build_rules(players, None, False, None, rule)
+        config = SelfPlayConfig(
+            bots=tuple(split_bot_list(bots)),
+            rules=rules.to_dict(only_changed=True),
+            hands=hands,
+            seed=seed,
+            chunk_size=chunk_size,
+            rotate=rotate,
+            observations=observations,
+        )
+        with Progress(
+            "[progress.description]{task.description}",
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeRemainingColumn(),
+            console=err,
+            disable=quiet,
+            transient=True,
+        ) as bar:
+            task = bar.add_task("hands", total=hands)
+            path = run_selfplay(config, out, workers, progress=lambda k: bar.advance(task, k))
+    except (ValueError, RulesError) as e:
+        err.print(f"[red]error:[/] {e}")
+        raise typer.Exit(2) from None
+    typer.echo(f"wrote {hands} hands in {config.num_chunks} chunk(s) to {path}")

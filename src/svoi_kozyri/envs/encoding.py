@@ -1,0 +1,314 @@
+"""The observation tensor: one player's knowledge of a hand as a float32 vector.
+
+Why this layout: a learner should see the game from its own chair.  Seats are
+*relative* (0 is the observer, 1 the next seat in turn order, ...), and suits are
+permuted so that the observer's own (trump) suits come first, then the suits of
+relative seat 1, 2, 3, then unowned suits; so "my trump" is always relative suit 0
+and one network can play every seat.  Cards are re-indexed as
+``relative_suit * 10 + rank`` (rank 0 is the five, 9 the ace).  The action space
+stays the engine's absolute one (41 actions, :data:`~svoi_kozyri.core.PICKUP` = 40);
+the tensor carries the suit map, and :func:`relative_actions` /
+:func:`absolute_actions` convert between the two.
+
+Only what the observer may know goes in (SPEC A15): the encoder reads an
+:class:`~svoi_kozyri.core.Observation` (or exactly the same fields of a state, via
+:func:`encode_state`, which the tests check against it).  The layout is documented
+field by field in ``docs/envs.md``; :data:`FIELDS` lists it as ``(name, offset,
+size)`` for code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final
+
+import numpy as np
+import numpy.typing as npt
+
+from ..core import (
+    FREE,
+    LEAD,
+    NUM_ACTIONS,
+    NUM_CARDS,
+    OVER,
+    PICKUP,
+    RESPOND,
+    Game,
+    Observation,
+    State,
+)
+
+#: 40-card planes, in this order (see ``docs/envs.md``).
+PLANES: Final = (
+    "own_hand",
+    "known_seat1",
+    "known_seat2",
+    "known_seat3",
+    "pile",
+    "pile_top1",
+    "pile_top2",
+    "pile_top3",
+    "pile_top4",
+    "pile_top5",
+    "discard",
+    "unseen",
+    "not_in_play",
+    "pickup_would_take",
+)
+NUM_PLANES: Final = len(PLANES)
+#: Scalar groups after the planes: (name, size).
+SCALARS: Final = (
+    ("hand_size", 4),
+    ("seat_exists", 4),
+    ("seat_holds_cards", 4),
+    ("to_act", 4),
+    ("phase", 4),
+    ("suit_owner", 20),
+    ("suit_map", 16),
+    ("pile_size", 1),
+    ("pickup_count", 1),
+    ("turns_of_cap", 1),
+    ("rules", 15),
+)
+
+
+def _fields() -> tuple[tuple[str, int, int], ...]:
+    out = [(name, i * NUM_CARDS, NUM_CARDS) for i, name in enumerate(PLANES)]
+    off = NUM_PLANES * NUM_CARDS
+    for name, size in SCALARS:
+        out.append((name, off, size))
+        off += size
+    return tuple(out)
+
+
+#: ``(name, offset, size)`` of every field of the tensor.
+FIELDS: Final = _fields()
+#: Length of the observation tensor.
+OBS_SIZE: Final = FIELDS[-1][1] + FIELDS[-1][2]
+_OFF: Final = {name: off for name, off, _ in FIELDS}
+SCALAR_OFFSET: Final = NUM_PLANES * NUM_CARDS
+
+_PHASE_INDEX: Final = {FREE: 0, RESPOND: 1, LEAD: 2, OVER: 3}
+
+
+def suit_order(game: Game, seat: int) -> tuple[int, ...]:
+    """Absolute suits in relative order for ``seat``: its own suits first (by suit
+    index), then those of the following seats in turn order, then unowned suits."""
+    n = game.n
+
+    def key(s: int) -> tuple[int, int]:
+        o = game.suit_owner[s]
+        return ((o - seat) % n if o >= 0 else 4, s)
+
+    return tuple(sorted(range(4), key=key))
+
+
+def rules_features(game: Game) -> tuple[float, ...]:
+    """The 15 rule flags of the ``rules`` field (the same for every seat)."""
+    r = game.rules
+    return (
+        float(r.pickup_rule == "graded"),
+        float(r.pickup_rule == "fixed"),
+        float(r.pickup_rule == "whole_pile"),
+        float(r.after_pickup == "face_new_top"),
+        float(r.free_lead_after_defence_out),
+        float(r.defence_out_pile == "discard"),
+        float(r.draw_rule == "lead_only"),
+        float(r.draw_rule == "any_last_card"),
+        float(r.draw_rule == "none"),
+        float(r.equal_rank_beats == "off"),
+        float(r.equal_rank_beats == "also"),
+        float(r.equal_rank_beats == "only"),
+        float(r.own_suits_cross_beat),
+        float(r.is_besicovitch),
+        float(r.cap_outcome == "most_cards_loses"),
+    )
+
+
+class SeatView:
+    """Precomputed per-(game, seat) tables: the card permutation and the constant
+    part of the tensor (seat existence, ownership, suit map, rules)."""
+
+    __slots__ = ("abs_of_rel", "const", "n", "rel_of_abs", "rel_seat", "seat", "shifts")
+
+    def __init__(self, game: Game, seat: int) -> None:
+        n = game.n
+        self.n = n
+        self.seat = seat
+        order = suit_order(game, seat)
+        rel_suit = [0] * 4
+        for r, s in enumerate(order):
+            rel_suit[s] = r
+        # abs_of_rel[i]: the absolute card at relative index i.
+        self.abs_of_rel = np.array(
+            [order[i // 10] * 10 + i % 10 for i in range(NUM_CARDS)], dtype=np.uint64
+        )
+        self.rel_of_abs = np.array(
+            [rel_suit[c // 10] * 10 + c % 10 for c in range(NUM_CARDS)], dtype=np.int64
+        )
+        self.shifts = self.abs_of_rel
+        #: relative seat of absolute seat i, for i in range(n)
+        self.rel_seat = tuple((i - seat) % n for i in range(n))
+        const = np.zeros(OBS_SIZE - SCALAR_OFFSET, dtype=np.float32)
+        base = SCALAR_OFFSET
+        for i in range(n):
+            const[_OFF["seat_exists"] - base + i] = 1.0
+        for r, s in enumerate(order):
+            o = game.suit_owner[s]
+            col = (o - seat) % n if o >= 0 else 4
+            const[_OFF["suit_owner"] - base + r * 5 + col] = 1.0
+            const[_OFF["suit_map"] - base + r * 4 + s] = 1.0
+        const[_OFF["rules"] - base : _OFF["rules"] - base + 15] = rules_features(game)
+        self.const = const
+
+
+_VIEWS: dict[tuple[Game, int], SeatView] = {}
+
+
+def seat_view(game: Game, seat: int) -> SeatView:
+    """The cached :class:`SeatView` of ``seat`` in ``game``."""
+    key = (game, seat)
+    v = _VIEWS.get(key)
+    if v is None:
+        if len(_VIEWS) > 4096:
+            _VIEWS.clear()
+        v = _VIEWS[key] = SeatView(game, seat)
+    return v
+
+
+def _encode(
+    game: Game,
+    seat: int,
+    own: int,
+    known: Sequence[int],
+    sizes: Sequence[int],
+    pile: Sequence[int],
+    discard: int,
+    to_act: int,
+    phase: int,
+    turns: int,
+    in_play: int,
+    out: npt.NDArray[np.float32] | None,
+) -> npt.NDArray[np.float32]:
+    view = seat_view(game, seat)
+    n = view.n
+    masks = [0] * NUM_PLANES
+    masks[0] = own
+    placed = own | discard
+    for i in range(n):
+        if i != seat:
+            masks[view.rel_seat[i]] = known[i]
+            placed |= known[i]
+    pm = 0
+    for c in pile:
+        pm |= 1 << c
+    masks[4] = pm
+    np_ = len(pile)
+    for k in range(min(5, np_)):
+        masks[5 + k] = 1 << pile[np_ - 1 - k]
+    masks[10] = discard
+    masks[11] = in_play & ~(placed | pm)
+    masks[12] = ((1 << NUM_CARDS) - 1) & ~in_play
+    take = 0
+    if phase == RESPOND and np_:
+        take = min(game._req[to_act][pile[-1]], np_)
+        tm = 0
+        for c in pile[np_ - take :]:
+            tm |= 1 << c
+        masks[13] = tm
+    if out is None:
+        out = np.empty(OBS_SIZE, dtype=np.float32)
+    bits = (np.array(masks, dtype=np.uint64)[:, None] >> view.shifts) & np.uint64(1)
+    out[:SCALAR_OFFSET] = bits.reshape(-1)
+    sc = out[SCALAR_OFFSET:]
+    sc[:] = view.const
+    base = SCALAR_OFFSET
+    hs = _OFF["hand_size"] - base
+    hc = _OFF["seat_holds_cards"] - base
+    for i in range(n):
+        r = view.rel_seat[i]
+        sc[hs + r] = sizes[i] / NUM_CARDS
+        sc[hc + r] = 1.0 if sizes[i] else 0.0
+    if phase != OVER:
+        sc[_OFF["to_act"] - base + view.rel_seat[to_act]] = 1.0
+    sc[_OFF["phase"] - base + _PHASE_INDEX[phase]] = 1.0
+    sc[_OFF["pile_size"] - base] = np_ / NUM_CARDS
+    sc[_OFF["pickup_count"] - base] = take / NUM_CARDS
+    cap = game.rules.max_actions_per_hand
+    sc[_OFF["turns_of_cap"] - base] = turns / cap if cap else 0.0
+    return out
+
+
+def encode_observation(
+    obs: Observation, out: npt.NDArray[np.float32] | None = None
+) -> npt.NDArray[np.float32]:
+    """The tensor of an observation (a player's own, not a spectator's)."""
+    if obs.seat is None:
+        raise ValueError("a spectator's observation has no seat to encode relative to")
+    seat = obs.seat
+    known = [obs.hands[i] | obs.known[i] for i in range(obs.game.n)]
+    return _encode(
+        obs.game,
+        seat,
+        obs.hands[seat],
+        known,
+        obs.hand_sizes,
+        obs.pile,
+        obs.discard,
+        -1 if obs.to_act is None else obs.to_act,
+        obs.phase,
+        obs.turns,
+        obs.in_play or obs.game.deck,
+        out,
+    )
+
+
+def encode_state(
+    state: State, seat: int, out: npt.NDArray[np.float32] | None = None
+) -> npt.NDArray[np.float32]:
+    """The tensor of ``seat``'s observation of ``state``, read directly from the
+    state's public fields and ``seat``'s own hand (equal to
+    ``encode_observation(observe(state, seat))``, without building the observation)."""
+    game = state.game
+    n = game.n
+    hands = state.hands
+    known = [state.known_cards(i) for i in range(n)]
+    return _encode(
+        game,
+        seat,
+        hands[seat],
+        known,
+        [h.bit_count() for h in hands],
+        state.pile,
+        state.discard,
+        state.to_act_seat,
+        state.phase,
+        state.turns,
+        state.origin.cards,
+        out,
+    )
+
+
+def action_mask(state: State) -> npt.NDArray[np.int8]:
+    """The int8 mask over the 41 step-level actions (all zero once the hand is over)."""
+    m = state.legal_action_mask()
+    return ((np.uint64(m) >> _ACTION_SHIFTS) & np.uint64(1)).astype(np.int8)
+
+
+_ACTION_SHIFTS: Final = np.arange(NUM_ACTIONS, dtype=np.uint64)
+
+
+def relative_actions(game: Game, seat: int, actions: npt.ArrayLike) -> npt.NDArray[np.int64]:
+    """Absolute step actions as ``seat``'s relative card indices (PICKUP stays 40)."""
+    a = np.asarray(actions, dtype=np.int64)
+    view = seat_view(game, seat)
+    table = np.append(view.rel_of_abs, PICKUP)
+    return table[a]
+
+
+def absolute_actions(game: Game, seat: int, actions: npt.ArrayLike) -> npt.NDArray[np.int64]:
+    """Inverse of :func:`relative_actions`."""
+    a = np.asarray(actions, dtype=np.int64)
+    view = seat_view(game, seat)
+    table = np.append(view.abs_of_rel.astype(np.int64), PICKUP)
+    return table[a]

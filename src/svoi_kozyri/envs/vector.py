@@ -1,0 +1,352 @@
+"""A vectorised simulator: B independent hands stepped at once (in the style of pgx).
+
+Why: learning and large evaluations spend most of their time stepping games; one
+compiled loop over a batch of hands (numba, no Python per hand) is far faster than
+B engine states stepped from Python.  The rules are ported move for move from
+:mod:`svoi_kozyri.core.game` and tested against it (``tests/test_envs_vector.py``
+replays random batches through both and compares every step), and the rule tables
+(which cards beat which for each seat, how many cards a refusal takes) are the
+engine's own, so every option that only changes them is supported for free.
+
+Supported: the standard variant with 2, 3 or 4 players and every option that
+affects a hand: ``trumps_per_player_2p``, ``own_suits_cross_beat``,
+``pickup_rule`` (with ``fixed_pickup_count``), ``after_pickup``,
+``free_lead_after_defence_out``, ``defence_out_pile``, ``draw_rule``,
+``equal_rank_beats``, ``repetition_limit``, ``max_actions_per_hand`` and
+``cap_outcome``; ownership is agreed (the defaults, or ``owners=``).  Refused
+with :class:`~svoi_kozyri.core.RulesError`: the Besicovitch variant (mirror deal)
+and ``suit_assignment="blind"`` (a new ownership per hand).  Options about a
+session or a display (``session_mode``, ``pile_visibility``, ...) do not change a
+hand and are accepted.
+
+The repetition guard keeps, per hand, a count of every position seen at a turn
+boundary, in one open-addressing hash table shared by the batch (64-bit Zobrist
+keys, entries of finished hands recycled), so memory follows the live hands.
+
+Layout: every array has the batch as its first axis.  Actions are the engine's 41
+step-level actions; observations are :mod:`~svoi_kozyri.envs.encoding`'s tensor.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ..core import NUM_ACTIONS, NUM_CARDS, Game, IllegalMoveError, Rules, RulesError, State
+from ..core.cards import cards_of
+from ._kernels import (
+    _OVER,
+    REASONS,
+    _deal_many,
+    _ht_live,
+    _ht_rebuild,
+    _legal_masks,
+    _load,
+    _observations,
+    _random_actions,
+    _step_all,
+    _step_random,
+)
+from .encoding import OBS_SIZE, SCALAR_OFFSET, seat_view
+
+__all__ = ["REASONS", "VectorGame"]
+
+# --------------------------------------------------------------- the Python class
+
+
+class VectorGame:
+    """``batch_size`` independent hands of one game, stepped together.
+
+    >>> vg = VectorGame(Rules(num_players=4), batch_size=8, seed=1)
+    >>> vg.legal_masks().shape, vg.observations().shape
+    ((8, 41), (8, 634))
+    >>> vg.step(vg.random_actions()); int(vg.turns.max())
+    1
+    """
+
+    def __init__(
+        self,
+        rules: Rules | None = None,
+        batch_size: int = 1024,
+        seed: int | None = None,
+        owners: Any = None,
+    ) -> None:
+        rules = rules or Rules()
+        if rules.is_besicovitch:
+            raise RulesError("the vector simulator does not support the Besicovitch variant")
+        if rules.suit_assignment == "blind":
+            raise RulesError("the vector simulator needs agreed ownership (not blind)")
+        if batch_size < 1:
+            raise ValueError("batch_size must be at least 1")
+        if (rules.repetition_limit or 0) > 0xFFFF:
+            raise RulesError("the vector simulator counts repetitions up to 65535")
+        self.rules = rules
+        self.game = game = Game(rules, owners)
+        n = self.n = game.n
+        self.batch_size = B = batch_size
+        self.rng = np.random.default_rng(seed)
+        self._beat = np.array([game.beat_row(s) for s in range(n)], dtype=np.int64)
+        self._req = np.array([game.pickup_row(s) for s in range(n)], dtype=np.int64)
+        self._nxt = np.array(game.next_seat, dtype=np.int64)
+        self._suit_owner = np.array(game.suit_owner, dtype=np.int64)
+        draw = {"none": 0, "lead_only": 1, "any_last_card": 2}[rules.draw_rule]
+        self._flags = np.array(
+            [
+                n,
+                rules.repetition_limit or 0,
+                rules.max_actions_per_hand or 0,
+                int(rules.after_pickup == "face_new_top"),
+                int(rules.free_lead_after_defence_out),
+                int(rules.defence_out_pile == "discard"),
+                draw,
+                int(rules.cap_outcome == "most_cards_loses"),
+            ],
+            dtype=np.int64,
+        )
+        self._deck = np.array(cards_of(game.deck), dtype=np.int8)
+        views = [seat_view(game, s) for s in range(n)]
+        self._abs_of_rel = np.array([v.abs_of_rel for v in views], dtype=np.int64)
+        self._const = np.array([v.const for v in views], dtype=np.float32)
+        self._rel_seat = np.array([v.rel_seat for v in views], dtype=np.int64)
+        #: cards held, per hand and seat (bitmasks as in the engine)
+        self.hands = np.zeros((B, 4), dtype=np.int64)
+        #: the pile, bottom first; ``pile_len`` cards of each row are valid
+        self.pile = np.zeros((B, NUM_CARDS), dtype=np.int8)
+        self.pile_len = np.zeros(B, dtype=np.int64)
+        self.discard = np.zeros(B, dtype=np.int64)
+        #: the seat to act (-1 once over)
+        self.to_act = np.zeros(B, dtype=np.int64)
+        #: 0 free, 1 respond, 2 lead (mid-turn), 3 over
+        self.phase = np.zeros(B, dtype=np.int64)
+        self.turns = np.zeros(B, dtype=np.int64)
+        self._zob = np.zeros(B, dtype=np.uint64)
+        #: the durak's seat, -1 for a draw or while the hand goes on
+        self.loser = np.zeros(B, dtype=np.int64)
+        #: index into :data:`REASONS` (0 while the hand goes on)
+        self.reason = np.zeros(B, dtype=np.int64)
+        self._picked = np.zeros((B, 4), dtype=np.int64)
+        self._known0 = np.zeros((B, 4), dtype=np.int64)
+        #: each hand's deck order (top card first, -1 padded) and dealer, so any hand
+        #: can be replayed with ``game.deal(dealer, deck)``
+        self.decks = np.full((B, NUM_CARDS), -1, dtype=np.int8)
+        self.dealers = np.zeros(B, dtype=np.int64)
+        self._epochs = np.zeros(B, dtype=np.int64)
+        #: hands dealt so far (including the current ones)
+        self.hands_dealt = 0
+        self._ht_alloc(1 << 16)
+        self._st = (
+            self.hands,
+            self.pile,
+            self.pile_len,
+            self.discard,
+            self.to_act,
+            self.phase,
+            self.turns,
+            self._zob,
+            self.loser,
+            self.reason,
+            self._picked,
+            self._known0,
+            self.decks,
+            self.dealers,
+            self._epochs,
+        )
+        self._actions = np.zeros(B, dtype=np.int64)
+        self.reset()
+
+    # -- repetition table -----------------------------------------------------------
+
+    def _ht_alloc(self, size: int) -> None:
+        self._ht = np.zeros((size, 2), dtype=np.int64)
+        self._meta = np.zeros(2, dtype=np.int64)  # slots ever used, spare
+        self._hashing = (self._ht, self._meta)
+
+    def _ht_maintain(self) -> None:
+        """Keep the table under 70 % full: before a batch step could pass that, copy
+        the live entries into a table at least twice as large as they need."""
+        size = self._ht.shape[0]
+        margin = 2 * self.batch_size + 8
+        if self._meta[0] + margin <= size * 7 // 10:
+            return
+        live = int(_ht_live(self._ht, self._epochs))
+        new = size
+        while new < 2 * (live + margin):
+            new *= 2
+        old = self._ht
+        self._ht_alloc(new)
+        self._meta[0] = _ht_rebuild(old, self._epochs, self._ht)
+
+    # -- episodes ---------------------------------------------------------------------
+
+    def reset(self, rows: npt.ArrayLike | None = None) -> None:
+        """Deal new hands in ``rows`` (all rows by default), from the seeded stream."""
+        idx = (
+            np.arange(self.batch_size)
+            if rows is None
+            else np.asarray(rows, dtype=np.int64).reshape(-1)
+        )
+        k = len(idx)
+        if not k:
+            return
+        orders = self.rng.permuted(np.tile(self._deck, (k, 1)), axis=1)
+        dealers = self.rng.integers(0, self.n, size=k)
+        self.deal(idx, dealers, orders)
+
+    def deal(self, rows: npt.ArrayLike, dealers: npt.ArrayLike, decks: npt.ArrayLike) -> None:
+        """Deal explicit deck orders (top card first) and dealers into ``rows``."""
+        idx = np.asarray(rows, dtype=np.int64).reshape(-1)
+        dl = np.asarray(dealers, dtype=np.int64).reshape(-1)
+        orders = np.asarray(decks, dtype=np.int8).reshape(len(idx), -1)
+        if len(dl) != len(idx) or np.any((dl < 0) | (dl >= self.n)):
+            raise ValueError("one dealer seat per row, each in 0..n-1")
+        want = np.sort(self._deck)
+        if orders.shape[1] != len(want) or np.any(np.sort(orders, axis=1) != want):
+            raise ValueError("every deck must be an order of exactly this game's cards")
+        if np.any((idx < 0) | (idx >= self.batch_size)):
+            raise ValueError("row out of range")
+        self._ht_maintain()
+        _deal_many(idx, dl, orders, self._st, self._flags, self._suit_owner, self._hashing)
+        self.hands_dealt += len(idx)
+
+    def load(self, rows: npt.ArrayLike, states: list[State]) -> None:
+        """Put engine states (of this game, not over) into ``rows``: positions, not
+        only deals, can be simulated.  Like :meth:`Observation.to_state`, repetition
+        counts start afresh from the loaded position; ``decks`` of these rows are -1."""
+        idx = np.asarray(rows, dtype=np.int64).reshape(-1)
+        if len(idx) != len(states):
+            raise ValueError("one state per row")
+        self._ht_maintain()
+        for b, state in zip(idx.tolist(), states, strict=True):
+            if state.game != self.game:
+                raise RulesError("the state belongs to another game")
+            if state.is_over:
+                raise ValueError("the hand of that state is over")
+            hands = [0, 0, 0, 0]
+            hands[: self.n] = state.hands
+            known = [0, 0, 0, 0]
+            known[: self.n] = [state.known_cards(i) for i in range(self.n)]
+            pile = state.pile_cards()
+            _load(
+                b,
+                np.array(hands, dtype=np.int64),
+                np.array(known, dtype=np.int64),
+                np.array(pile + [0] * (NUM_CARDS - len(pile)), dtype=np.int8),
+                len(pile),
+                state.discard,
+                state.to_act_seat,
+                state.phase,
+                state.turns,
+                self._st,
+                self._flags,
+                self._hashing,
+            )
+
+    def reset_done(self) -> npt.NDArray[np.int64]:
+        """Deal new hands where the old ones ended; returns those rows."""
+        rows = np.flatnonzero(self.phase == _OVER)
+        self.reset(rows)
+        return rows
+
+    @property
+    def done(self) -> npt.NDArray[np.bool_]:
+        """Which hands are over."""
+        done: npt.NDArray[np.bool_] = self.phase == _OVER
+        return done
+
+    # -- stepping -------------------------------------------------------------------
+
+    def step(self, actions: npt.ArrayLike) -> None:
+        """Apply one step action per hand (ignored for hands that are over).  If any
+        live hand's action is illegal, raises :class:`IllegalMoveError` naming the row
+        and changes nothing."""
+        acts = np.asarray(actions, dtype=np.int64).reshape(-1)
+        if len(acts) != self.batch_size:
+            raise ValueError(f"expected {self.batch_size} actions, got {len(acts)}")
+        self._ht_maintain()
+        bad = _step_all(
+            acts, self._st, self._flags, self._beat, self._req, self._nxt, self._hashing
+        )
+        if bad >= 0:
+            raise IllegalMoveError(
+                f"row {bad}: action {int(acts[bad])} is not legal "
+                f"(legal: {np.flatnonzero(self.legal_masks()[bad]).tolist()})"
+            )
+
+    def random_actions(self) -> npt.NDArray[np.int64]:
+        """A uniformly random legal action per hand (-1 where the hand is over)."""
+        out = np.empty(self.batch_size, dtype=np.int64)
+        _random_actions(self.rng.random(self.batch_size), out, self._st, self._beat)
+        return out
+
+    def step_random(self) -> npt.NDArray[np.int64]:
+        """Play one uniformly random legal action in every live hand (one compiled
+        pass: the fast path for random rollouts); returns the actions (-1: over)."""
+        self._ht_maintain()
+        _step_random(
+            self.rng.random(self.batch_size),
+            self._actions,
+            self._st,
+            self._flags,
+            self._beat,
+            self._req,
+            self._nxt,
+            self._hashing,
+        )
+        return self._actions.copy()
+
+    # -- views ------------------------------------------------------------------------
+
+    def legal_masks(self, out: npt.NDArray[np.int8] | None = None) -> npt.NDArray[np.int8]:
+        """(B, 41) int8 legal-action masks (all zero for hands that are over)."""
+        if out is None:
+            out = np.empty((self.batch_size, NUM_ACTIONS), dtype=np.int8)
+        _legal_masks(out, self._st, self._beat)
+        return out
+
+    def observations(
+        self, seats: npt.ArrayLike | None = None, out: npt.NDArray[np.float32] | None = None
+    ) -> npt.NDArray[np.float32]:
+        """(B, OBS_SIZE) float32 tensors, equal to :func:`encoding.encode_state` of the
+        seat to act (``seats``: one seat per hand instead; hands that are over and have
+        no seat given are seen from seat 0)."""
+        if seats is None:
+            s = np.where(self.phase == _OVER, 0, self.to_act)
+        else:
+            s = np.asarray(seats, dtype=np.int64).reshape(-1)
+            if len(s) != self.batch_size or np.any((s < 0) | (s >= self.n)):
+                raise ValueError(f"one seat in 0..{self.n - 1} per hand")
+        if out is None:
+            out = np.empty((self.batch_size, OBS_SIZE), dtype=np.float32)
+        _observations(
+            out,
+            s,
+            self._st,
+            self._flags,
+            self._req,
+            self._abs_of_rel,
+            self._const,
+            self._rel_seat,
+            self.game.deck,
+        )
+        return out
+
+    def returns(self) -> npt.NDArray[np.float32]:
+        """(B, n) float32: -1 for the durak of a finished hand, 0 otherwise (the
+        engine's ``State.returns``)."""
+        r = np.zeros((self.batch_size, self.n), dtype=np.float32)
+        lost = np.flatnonzero((self.phase == _OVER) & (self.loser >= 0))
+        r[lost, self.loser[lost]] = -1.0
+        return r
+
+    def pile_row(self, b: int) -> list[int]:
+        """The pile of hand ``b``, bottom first."""
+        return [int(c) for c in self.pile[b, : self.pile_len[b]]]
+
+    def deck_of(self, b: int) -> list[int]:
+        """The deck order hand ``b`` was dealt from (top card first)."""
+        return [int(c) for c in self.decks[b] if c >= 0]
+
+
+assert SCALAR_OFFSET == 14 * NUM_CARDS

@@ -1,0 +1,89 @@
+"""The PettingZoo AEC environment passes PettingZoo's own conformance tests."""
+
+from __future__ import annotations
+
+import random
+import warnings
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, seed_test
+
+from svoi_kozyri.envs import svoi_kozyri_v0
+from svoi_kozyri.envs.encoding import OBS_SIZE
+from svoi_kozyri.envs.pettingzoo import env, raw_env
+
+CONFIGS = [
+    {"num_players": 2},
+    {"num_players": 3},
+    {"num_players": 4},
+    {"num_players": 2, "trumps_per_player_2p": 1, "draw_rule": "any_last_card"},
+    {"num_players": 3, "pickup_rule": "whole_pile", "after_pickup": "free_lead"},
+    {"num_players": 4, "suit_assignment": "blind", "equal_rank_beats": "also"},
+    {"num_players": 4, "defence_out_pile": "discard", "max_actions_per_hand": 60},
+    {"num_players": None, "variant": "besicovitch"},
+]
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=str)
+def test_api_and_seed(config: dict) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        api_test(env(**config), num_cycles=120)
+        seed_test(lambda: env(**config), num_cycles=120)
+
+
+def _play(e, rng: random.Random) -> tuple[dict, int]:
+    e.reset(seed=rng.randrange(1 << 30))
+    steps = 0
+    for _agent in e.agent_iter():
+        obs, _, term, trunc, _ = e.last()
+        if term or trunc:
+            e.step(None)
+            continue
+        legal = np.flatnonzero(obs["action_mask"])
+        assert obs["observation"].shape == (OBS_SIZE,)
+        e.step(int(rng.choice(list(legal))))
+        steps += 1
+    return e.unwrapped._cumulative_rewards, steps
+
+
+def test_rewards_are_the_engine_returns() -> None:
+    e = env(num_players=3)
+    rng = random.Random(2)
+    for _ in range(3):
+        _play(e, rng)
+        state = e.unwrapped.hand
+        assert state.is_over
+        # every agent's reward was paid once: the engine's returns
+        assert not e.agents
+
+
+def test_illegal_action_ends_the_hand() -> None:
+    e = raw_env(num_players=4)
+    e.reset(seed=3)
+    agent = e.agent_selection
+    state = e.hand
+    bad = next(a for a in range(41) if a not in state.legal_actions())
+    e.step(bad)
+    assert all(e.terminations.values())
+    assert e.rewards[agent] == -1.0
+    assert e.infos[agent]["illegal"] == agent
+    assert not state.is_over  # the engine state was left as it was
+
+
+def test_info_lists_legal_actions_of_the_agent_to_act() -> None:
+    e = raw_env(num_players=2)
+    e.reset(seed=1)
+    for _ in range(30):
+        agent = e.agent_selection
+        if e.terminations[agent]:
+            break
+        _, _, _, _, info = e.last(observe=False)
+        assert info["legal_actions"] == e.hand.legal_actions()
+        e.step(info["legal_actions"][0])
+
+
+def test_versioned_name() -> None:
+    assert svoi_kozyri_v0.raw_env.metadata["name"] == "svoi_kozyri_v0"
+    assert isinstance(svoi_kozyri_v0.env(num_players=2).unwrapped, raw_env)
