@@ -52,7 +52,9 @@ export function mountAccountBar(el) {
         // the name a seat shows (the server uses the account's name anyway)
         try {
           localStorage.setItem("sk.name", me.username);
-        } catch {}
+        } catch {
+          /* storage may be switched off: the name is only a convenience */
+        }
         draw();
         if (res.claimed && res.claimed.length) note.textContent = t("account.claimed", { n: res.claimed.length });
         changed();

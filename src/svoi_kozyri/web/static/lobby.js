@@ -163,25 +163,6 @@ function TableForm({ bots, options, name, onCreate }) {
   </form>`;
 }
 
-function TableList({ tables }) {
-  if (tables === null) return html`<p>${t("lobby.loadingTables")}</p>`;
-  if (typeof tables === "string") return html`<p class="error">${t("lobby.cannotLoad", { message: tables })}</p>`;
-  if (!tables.length) return html`<p class="muted">${t("lobby.noTables")}</p>`;
-  return html`<ul class="lobby-list" id="lobby-list">
-    ${tables.map((e) => {
-      const title = e.named ? e.title : e.host ? t("lobby.tableOf", { name: e.host }) : e.title;
-      return html`<li class="lobby-entry" data-table=${e.table_id}>
-        <div><strong>${title}</strong>
-          <span class="muted small"> · ${t("lobby.playersN", { count: e.players })}${e.bots ? ` · ${t("lobby.vsBots")}` : ""} · ${t(`lobby.status.${e.status}`)}</span></div>
-        <div class="row">
-          ${e.free_seats > 0 ? html`<a class="button primary" href=${`#/t/${e.table_id}`}>${t("lobby.join", { count: e.free_seats })}</a>` : null}
-          <a class="button" href=${`#/t/${e.table_id}?watch`}>${t("lobby.watch")}</a>
-        </div>
-      </li>`;
-    })}
-  </ul>`;
-}
-
 export function Lobby() {
   const [name, setName] = useState(store.name());
   const [bots, setBots] = useState({ bots: ["random"], default: "random" });

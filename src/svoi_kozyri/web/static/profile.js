@@ -50,11 +50,11 @@ export function historyChart(history, width = 340, height = 180) {
 
 function gameRow(g) {
   const result =
-    g.place == null
+    (g.place ?? null) === null
       ? t("profile.running")
       : `${t("profile.place", { p: g.place, n: g.players })}${g.rated ? ` · ${t("profile.rated")}` : ""}`;
   const change =
-    g.rating_change == null ? null : h("span", { class: g.rating_change >= 0 ? "tag good" : "tag warn" }, `${g.rating_change >= 0 ? "+" : ""}${g.rating_change.toFixed(2)}`);
+    (g.rating_change ?? null) === null ? null : h("span", { class: g.rating_change >= 0 ? "tag good" : "tag warn" }, `${g.rating_change >= 0 ? "+" : ""}${g.rating_change.toFixed(2)}`);
   return h(
     "li",
     { class: "profile-game", "data-table": g.table_id },
