@@ -34,8 +34,9 @@ class BotKind:
     """One name that :func:`make_agent` accepts.
 
     ``target`` is ``"module:attribute"`` relative to :mod:`svoi_kozyri.bots` (or an
-    absolute module path starting ``svoi_kozyri.``); the attribute is called as ``factory(seed=..., **options)``,
-    or ``factory(argument, seed=...)`` for a ``free_argument`` kind.  ``strength`` puts
+    absolute module path starting ``svoi_kozyri.``); the attribute is called as
+    ``factory(seed=..., **options)``, or ``factory(argument, seed=...)`` for a
+    ``free_argument`` kind.  ``strength`` puts
     the difficulty levels in order (1 = weakest; ``None`` for kinds that are not
     levels).  ``cheap`` bots answer in well under a millisecond, so a server may run
     them on its event loop.  ``listed`` kinds are offered in menus without options.
