@@ -12,6 +12,7 @@ placeholders.
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -36,20 +37,29 @@ from .prompter import Prompter
 from .render import SeatInfo, render_board, render_result, render_turn
 
 
-class ReplayError(ValueError):
+class ReplayError(SvoiKozyriError, ValueError):
     """A record file cannot be read or replayed; the message says why."""
 
 
 def load_records(path: str | os.PathLike[str]) -> list[GameRecord]:
-    """Every record of a file, with errors turned into one clear message."""
+    """Every record of a file, with errors turned into one clear message that names
+    the file once (``replay``, ``analyse``, ``records`` and ``play --resume`` share it).
+    A file without any record is an error too."""
+    name = os.fspath(path)
     try:
         recs = read_records(path)
-    except FileNotFoundError:
-        raise ReplayError(f"{path}: no such file") from None
-    except (OSError, SvoiKozyriError) as e:
-        raise ReplayError(f"{path}: {e}") from None
+    except OSError as e:
+        reason = {
+            errno.ENOENT: "no such file",
+            errno.EISDIR: "is a folder, not a record file",
+            errno.EACCES: "permission denied",
+        }.get(e.errno or 0, (e.strerror or str(e)).lower())
+        raise ReplayError(f"{name}: {reason}") from None
+    except (SvoiKozyriError, UnicodeError, ValueError) as e:
+        text = str(e)
+        raise ReplayError(text if text.startswith(f"{name}:") else f"{name}: {text}") from None
     if not recs:
-        raise ReplayError(f"{path}: no game records in the file")
+        raise ReplayError(f"{name}: no game records in the file")
     return recs
 
 
