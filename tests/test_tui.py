@@ -43,9 +43,9 @@ from svoi_kozyri.tui.inputs import (
 from svoi_kozyri.tui.play import TableSetup, TerminalGame, make_seats, strongest_bot
 from svoi_kozyri.tui.prompter import StreamPrompter
 from svoi_kozyri.tui.render import (
-    open_opponent,
     SeatInfo,
     make_console,
+    open_opponent,
     render_board,
     render_hand,
     render_log,

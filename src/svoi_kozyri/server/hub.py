@@ -26,7 +26,8 @@ from typing import Any
 from fastapi import WebSocket, WebSocketDisconnect
 from pydantic import TypeAdapter, ValidationError
 
-from ..bots.base import available_agents, make_agent
+from ..bots import catalogue
+from ..bots.catalogue import make_agent
 from ..core import Observation, observe
 from .db import Store, hash_token
 from .schemas import (
@@ -52,12 +53,10 @@ from .views import table_view
 
 log = logging.getLogger("svoi_kozyri.server")
 
-BOT_PREFERENCE = ("expert", "hard", "medium", "easy", "heuristic", "greedy", "random")
-DEFAULT_PREFERENCE = ("medium", "heuristic", "greedy", "random")
-CHEAP_BOTS = frozenset({"random", "greedy", "heuristic", "easy"})
+CHEAP_BOTS = catalogue.cheap_bots()
 """Bots fast enough (well under a millisecond) to move on the event loop; the
 others (search bots, up to seconds a move) think in a worker process, so they
-neither block the loop nor hold its interpreter lock."""
+neither block the loop nor hold its interpreter lock.  (The bot catalogue's list.)"""
 
 
 def _think(spec: str, seed: int, obs: Observation) -> str:
@@ -71,17 +70,13 @@ _CLIENT_MESSAGE: TypeAdapter[Any] = TypeAdapter(ClientMessage)
 
 
 def bot_names() -> list[str]:
-    """Bots that can take a seat, strongest first."""
-    have = set(available_agents())
-    return [b for b in BOT_PREFERENCE if b in have] + sorted(
-        have - set(BOT_PREFERENCE) - {"pimc", "ismcts"}
-    )
+    """Bots that can take a seat, strongest first (the catalogue's menu order)."""
+    return catalogue.strength_order()
 
 
 def default_bot() -> str:
-    """The strongest available of medium, heuristic, greedy and random."""
-    have = set(available_agents())
-    return next(b for b in DEFAULT_PREFERENCE if b in have)
+    """The catalogue's default bot (medium when installed)."""
+    return catalogue.default_bot()
 
 
 @dataclass(eq=False)
@@ -159,7 +154,7 @@ class Hub:
         """The move of bot ``spec`` for ``obs``: on the loop for cheap bots, else in a
         worker process (a thread if processes are unavailable)."""
         agent = make_agent(spec, seed=seed)
-        if agent.name in CHEAP_BOTS:
+        if catalogue.is_cheap(spec) or agent.name in CHEAP_BOTS:
             return str(agent.choose(obs))
         if self._pool is None:
             try:
