@@ -21,7 +21,10 @@ from svoi_kozyri.core import Game, Rules
 from svoi_kozyri.records import GameRecord, write_records
 
 POS = "C/D/H/S KS8H9C6C/QSTH6D/6H9DJC/7S6SAH8D - A free - - 0"
-OVER = "SH/DC -/ASKSQSJS9S8S7S6SKHQHJHTH9H8H7H6HADKDQD9D7D6DACKCQCJC9C7C AHJDTCTS6C8C8DTD - loser=B Ad - 1558"
+OVER = (
+    "SH/DC -/ASKSQSJS9S8S7S6SKHQHJHTH9H8H7H6HADKDQD9D7D6DACKCQCJC9C7C AHJDTCTS6C8C8DTD"
+    " - loser=B Ad - 1558"
+)
 HIDDEN = "C/D/H/S KS8H9C6C/?3/?3/?4 - A free - - 0"
 
 #: (name, command line with {tmp} for the test's folder, words the error must contain)
@@ -90,7 +93,11 @@ CASES: list[tuple[str, list[str], str]] = [
     ("demo-seed", ["demo", "--seed", "abc"], "--seed"),
     # -- arena
     ("arena-no-seats", ["arena"], "either --seats or --round-robin"),
-    ("arena-both", ["arena", "--seats", "random,random", "--round-robin", "random,greedy"], "either"),
+    (
+        "arena-both",
+        ["arena", "--seats", "random,random", "--round-robin", "random,greedy"],
+        "either",
+    ),
     ("arena-unknown-bot", ["arena", "--seats", "random,nosuch"], "unknown bot 'nosuch'"),
     ("arena-bot-option", ["arena", "--seats", "heuristic:per_card=abc,random"], "per_card"),
     ("arena-bot-syntax", ["arena", "--seats", "random:x,random"], "key=value"),
@@ -169,7 +176,11 @@ CASES: list[tuple[str, list[str], str]] = [
     ("play-resume-binary", ["play", "--resume", "{tmp}/binary.bin"], "not UTF-8"),
     ("play-resume-empty", ["play", "--resume", "{tmp}/empty.txt"], "no game records"),
     ("play-resume-viewer", ["play", "--resume", "{tmp}/viewerA.txt"], "one viewer"),
-    ("play-resume-and-position", ["play", "--resume", "{tmp}/game.txt", "--position", POS], "either"),
+    (
+        "play-resume-and-position",
+        ["play", "--resume", "{tmp}/game.txt", "--position", POS],
+        "either",
+    ),
     # -- the command itself
     ("unknown-command", ["deal"], "No such command 'deal'"),
 ]
