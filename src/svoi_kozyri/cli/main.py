@@ -28,10 +28,7 @@ try:  # typer >= 0.20 carries its own copy of click
 except ImportError:  # pragma: no cover - older typer on top of click
     from click.exceptions import ClickException, NoArgsIsHelpError  # type: ignore[assignment]
 
-from ..core import CardError, RulesError, SvoiKozyriError
-
-#: Bad-input errors (CardError and RulesError derive from SvoiKozyriError on main).
-_BAD_INPUT_ERRORS = (SvoiKozyriError, RulesError, CardError)
+from ..core import SvoiKozyriError
 
 COMMAND_MODULES = [
     "engine_cmds",
@@ -91,7 +88,7 @@ class App(TyperGroup):
         except typer.Abort:
             typer.echo("Aborted.", err=True)
             sys.exit(1)
-        except _BAD_INPUT_ERRORS as e:
+        except SvoiKozyriError as e:
             typer.echo(f"error: {e}", err=True)
             sys.exit(BAD_INPUT)
         except (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError) as e:
