@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from svoi_kozyri.bots.catalogue import make_agent
 from svoi_kozyri.cli.main import app
-from svoi_kozyri.core import Game, Rules
+from svoi_kozyri.core import Game, Rules, observe
 from svoi_kozyri.records import GameRecord, write_records
 
 POS = "C/D/H/S KS8H9C6C/QSTH6D/6H9DJC/7S6SAH8D - A free - - 0"
@@ -198,11 +199,12 @@ def _snapshot(root: Path) -> dict[str, bytes | None]:
 
 
 def _record(seed: int) -> GameRecord:
-    """A short finished two-player hand between random movers."""
+    """A short finished two-player hand between greedy players."""
     rng = random.Random(seed)
     state = Game(Rules(num_players=2)).new_hand(0, rng)
+    greedy = make_agent("greedy", seed=seed)
     while not state.is_over:
-        state.push(rng.choice(state.legal_moves()))
+        state.push(greedy.choose(observe(state, state.to_act_seat)))
     return GameRecord.from_state(state)
 
 
