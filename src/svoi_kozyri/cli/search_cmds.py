@@ -106,9 +106,7 @@ def analyse(
     total = 0
     for s in seats:
         try:
-            reviews = analyse_record(
-                rec, s, budget_ms, threshold=threshold, seed=seed, start=start
-            )
+            reviews = analyse_record(rec, s, budget_ms, threshold=threshold, seed=seed, start=start)
         except SvoiKozyriError as e:
             raise _fail(f"{record}: {e}") from None
         total += len(reviews)
