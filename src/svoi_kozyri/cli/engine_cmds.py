@@ -23,17 +23,13 @@ def scenarios(
     paths: Annotated[list[str], typer.Argument(help="scenario files or directories")],
 ) -> None:
     """Run rules scenario files (svoi-kozyri-scenarios/1): PASS/FAIL per scenario."""
-    from pathlib import Path
-
     from ..scenarios import ScenarioFormatError, expand_paths, load_file, run_paths
 
-    for p in map(Path, paths):
-        if not p.exists():
-            raise ScenarioFormatError(f"{p}: no such file or folder")
-        if p.is_dir() and not expand_paths([p]):
-            raise ScenarioFormatError(f"{p}: no scenario files (*.json) in the folder")
     files = expand_paths(paths)
-    if len(files) == 1:  # one file that is no scenario file at all: one error line
+    if not files:  # only folders, none with a scenario file: nothing would run
+        where = ", ".join(map(str, paths))
+        raise ScenarioFormatError(f"{where}: no scenario files (*.json) in the folder")
+    if len(paths) == 1 and len(files) == 1:  # one file that cannot be read: one error line
         try:
             load_file(files[0])
         except ScenarioFormatError as e:
