@@ -100,6 +100,6 @@ def test_analyse_cli(tmp_path: Path) -> None:
     assert r.exit_code == 0, r.output
     assert "pickup" in r.output and "beat KH" in r.output
     bad = CliRunner().invoke(app, ["analyse", str(tmp_path / "missing.txt")])
-    assert bad.exit_code == 2 and "cannot read" in bad.output
+    assert bad.exit_code == 2 and "missing.txt: no such file" in bad.output
     bad = CliRunner().invoke(app, ["analyse", str(path), "--seat", "Z"])
     assert bad.exit_code == 2

@@ -7,6 +7,8 @@ from typing import Annotated
 
 import typer
 
+from ..core import SvoiKozyriError
+
 
 def default_database_url() -> str:
     """A SQLite file in the user's data directory (created if missing)."""
@@ -15,6 +17,70 @@ def default_database_url() -> str:
     path = Path(user_data_dir("svoi-kozyri", appauthor=False)) / "web.sqlite3"
     path.parent.mkdir(parents=True, exist_ok=True)
     return f"sqlite:///{path}"
+
+
+class ServeOptionError(SvoiKozyriError, ValueError):
+    """A ``serve`` option that cannot work (address, log level)."""
+
+
+class DatabaseURLError(ServeOptionError):
+    """A ``--database`` URL that cannot work: unparsable, unknown database, missing folder."""
+
+
+def check_database_url(url: str) -> str:
+    """Refuse a database URL that cannot work before the server starts (a bad one
+    used to end in an SQLAlchemy traceback): it must parse, name an installed
+    database driver, and a SQLite file's folder must exist.  Nothing is created."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError, NoSuchModuleError
+
+    try:
+        parsed = make_url(url)
+    except (ArgumentError, ValueError):
+        raise DatabaseURLError(
+            f"--database {url!r} is not a database URL (e.g. sqlite:///games.db)"
+        ) from None
+    try:
+        parsed.get_dialect().import_dbapi()
+    except NoSuchModuleError:
+        raise DatabaseURLError(
+            f"--database {url!r}: unknown database {parsed.drivername!r} "
+            "(use sqlite:///FILE or postgresql+psycopg://...)"
+        ) from None
+    except ImportError as e:
+        raise DatabaseURLError(f"--database {url!r}: driver not installed ({e.name})") from None
+    if parsed.get_backend_name() == "sqlite":
+        db = parsed.database
+        if db and db != ":memory:" and not db.startswith("file:"):
+            folder = Path(db).expanduser().absolute().parent
+            if not folder.is_dir():
+                raise DatabaseURLError(f"--database {url!r}: the folder {folder} does not exist")
+            if Path(db).is_dir():
+                raise DatabaseURLError(f"--database {url!r}: {db} is a folder, not a file")
+    return url
+
+
+LOG_LEVELS = ("critical", "error", "warning", "info", "debug", "trace")
+
+
+def check_listen(host: str, port: int) -> None:
+    """Refuse an address the server could not listen on (a host that does not
+    resolve, a port in use) before anything starts, with one clear line."""
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except (socket.gaierror, UnicodeError):
+        raise ServeOptionError(f"--host {host!r}: unknown host") from None
+    family, kind, proto, _name, addr = infos[0]
+    with socket.socket(family, kind, proto) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(addr)
+        except OSError as e:
+            raise ServeOptionError(
+                f"cannot listen on {host}:{port}: {(e.strerror or str(e)).lower()}"
+            ) from None
 
 
 def serve(
@@ -41,13 +107,21 @@ def serve(
     from ..server.migrate import UnmigratedDatabaseError
     from ..server.run import WorkersNeedPostgresError, run_server
 
-    url = database or default_database_url()
+    from sqlalchemy.exc import SQLAlchemyError
+
+    if log_level.lower() not in LOG_LEVELS:
+        raise ServeOptionError(f"--log-level must be one of {', '.join(LOG_LEVELS)}")
+    check_listen(host, port)
+    url = check_database_url(database) if database is not None else default_database_url()
     typer.echo(f"svoi-kozyri web: http://{host}:{port}/  (database {_shown(url)})")
     try:
-        run_server(url, host=host, port=port, workers=workers, log_level=log_level)
+        run_server(url, host=host, port=port, workers=workers, log_level=log_level.lower())
     except (UnmigratedDatabaseError, WorkersNeedPostgresError) as e:
         typer.echo(f"svoi-kozyri serve: {e}", err=True)
         raise typer.Exit(1) from None
+    except SQLAlchemyError as e:  # e.g. a PostgreSQL server that cannot be reached
+        reason = " ".join(str(getattr(e, "orig", None) or e).split())
+        raise DatabaseURLError(f"--database {_shown(url)}: cannot open the database: {reason}") from None
 
 
 def migrate(

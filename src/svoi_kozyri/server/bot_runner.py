@@ -30,13 +30,12 @@ import sys
 import threading
 import time
 
-from ..bots.base import available_agents, make_agent
+from ..bots import catalogue
+from ..bots.catalogue import make_agent
 from ..core import Observation
 
-BOT_PREFERENCE = ("expert", "hard", "medium", "easy", "heuristic", "greedy", "random")
-DEFAULT_PREFERENCE = ("medium", "heuristic", "greedy", "random")
-CHEAP_BOTS = frozenset({"random", "greedy", "heuristic", "easy"})
-"""Bots fast enough to move on the event loop."""
+CHEAP_BOTS = catalogue.cheap_bots()
+"""Bots fast enough to move on the event loop (the bot catalogue's list)."""
 
 WORKERS = 2
 """Worker processes of the pool (the machine the server targets has 2 cores)."""
@@ -45,17 +44,13 @@ _PR_SET_PDEATHSIG = 1
 
 
 def bot_names() -> list[str]:
-    """Bots that can take a seat, strongest first."""
-    have = set(available_agents())
-    return [b for b in BOT_PREFERENCE if b in have] + sorted(
-        have - set(BOT_PREFERENCE) - {"pimc", "ismcts"}
-    )
+    """Bots that can take a seat, strongest first (the catalogue's menu order)."""
+    return catalogue.strength_order()
 
 
 def default_bot() -> str:
-    """The strongest available of medium, heuristic, greedy and random."""
-    have = set(available_agents())
-    return next(b for b in DEFAULT_PREFERENCE if b in have)
+    """The default bot of the catalogue."""
+    return catalogue.default_bot()
 
 
 def die_with_parent(parent: int) -> None:
