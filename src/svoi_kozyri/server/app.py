@@ -96,6 +96,13 @@ def create_app(database_url: str, *, seed: int | None = None) -> FastAPI:
         """Bots that can take a seat (strongest first) and the default one."""
         return {"bots": hub.bots, "default": hub.default_bot}
 
+    @app.get("/api/rules-options")
+    async def rules_options() -> dict[str, Any]:
+        """The rules options a table may set (SPEC C9): type, allowed values, defaults."""
+        from ..core.rules import option_specs
+
+        return {"options": option_specs()}
+
     @app.get("/api/tables")
     async def lobby() -> list[LobbyEntry]:
         """Open and running tables that are listed."""

@@ -276,6 +276,9 @@ class Hub:
                     free_seats=sum(not s.taken for s in g.seats),
                     seats=[g.seat_label(i) for i in range(g.n)],
                     created=g.created,
+                    named=bool(g.config.title),
+                    host=next((s.name for s in g.seats if s.kind == "human" and s.name), ""),
+                    bots=sum(s.kind == "bot" for s in g.seats),
                 )
             )
         out.sort(key=lambda e: -e.created)

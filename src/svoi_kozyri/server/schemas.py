@@ -97,6 +97,9 @@ class LobbyEntry(BaseModel):
     free_seats: int
     seats: list[str]
     created: float
+    named: bool = Field(default=False, description="the creator gave the table a title")
+    host: str = Field(default="", description="name of the first human seat's player")
+    bots: int = Field(default=0, description="number of bot seats")
 
 
 # --------------------------------------------------------------------------- views
@@ -158,6 +161,7 @@ class HandView(BaseModel):
     transfers: list[tuple[str, int, int]]
     result: ResultView | None
     deadline_s: float | None = Field(description="seconds until a bot moves for the seat to act")
+    out_order: list[int] = Field(default=[], description="seats that went out, in that order")
 
 
 class SessionView(BaseModel):
@@ -184,6 +188,7 @@ class TableView(BaseModel):
     rules: dict[str, Any]
     turn_timer_s: float | None
     grace_s: float
+    hand_pause_s: float = Field(default=0.0, description="pause between hands")
     seats: list[SeatView]
     hand: HandView | None
     session: SessionView

@@ -96,6 +96,7 @@ def hand_view(
         transfers=[(format_card(c), a, b) for c, a, b in obs.transfers],
         result=result_view(obs.result) if obs.result is not None else None,
         deadline_s=deadline,
+        out_order=[seat for seat, _kind in obs.outs],
     )
 
 
@@ -144,6 +145,7 @@ def table_view(
         rules=table.rules_dict,
         turn_timer_s=table.config.turn_timer_s,
         grace_s=table.config.grace_s,
+        hand_pause_s=table.config.hand_pause_s,
         seats=seats,
         hand=hand_view(st, viewer, table.hand_number, table.by, deadline)
         if st is not None

@@ -1,23 +1,5 @@
 // HTTP and WebSocket helpers of the web client (see docs/protocol.md).
 
-export const SUIT_SYMBOLS = { S: "♠", H: "♥", D: "♦", C: "♣" };
-
-export function getName() {
-  return localStorage.getItem("sk.name") || "";
-}
-
-export function setName(name) {
-  localStorage.setItem("sk.name", name);
-}
-
-export function getToken(tableId) {
-  return localStorage.getItem(`sk.token.${tableId}`);
-}
-
-export function setToken(tableId, token) {
-  localStorage.setItem(`sk.token.${tableId}`, token);
-}
-
 async function call(method, path, body, token) {
   const headers = { "Content-Type": "application/json" };
   if (token) headers["X-Seat-Token"] = token;
@@ -32,13 +14,16 @@ async function call(method, path, body, token) {
     if (!msg && Array.isArray(data.detail)) {
       msg = data.detail.map((d) => `${d.loc.slice(1).join(".")}: ${d.msg}`).join("; ");
     }
-    throw new Error(msg || `HTTP ${res.status}`);
+    const err = new Error(msg || `HTTP ${res.status}`);
+    err.code = data.code;
+    throw err;
   }
   return data;
 }
 
 export const api = {
   bots: () => call("GET", "/api/bots"),
+  rulesOptions: () => call("GET", "/api/rules-options"),
   lobby: () => call("GET", "/api/tables"),
   create: (name, config) => call("POST", "/api/tables", { name, config }),
   join: (tableId, name) => call("POST", `/api/tables/${tableId}/join`, { name }),
@@ -68,8 +53,7 @@ export class TableSocket {
       this.handlers.onStatus?.("connected");
     };
     ws.onmessage = (ev) => {
-      const msg = JSON.parse(ev.data);
-      this.handlers.onMessage?.(msg);
+      this.handlers.onMessage?.(JSON.parse(ev.data));
     };
     ws.onclose = (ev) => {
       if (this.closed) return;

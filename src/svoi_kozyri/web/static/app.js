@@ -1,354 +1,239 @@
-// Svoi Kozyri web client: lobby, table creation, live table, replay.
-// Plain ES modules, no build step.  All text from users goes through textContent.
-import { api, getName, getToken, setName, setToken, TableSocket } from "./api.js";
-import { h } from "./dom.js";
-import { renderTable } from "./table.js";
+// Svoi Kozyri web client: the page shell (header, language, sounds), the
+// router (#/ lobby, #/t/<id> table, #/r/<id> replay) and the table connection.
+// Preact components with htm templates, ES modules, no build step.  Text typed
+// by users is only ever rendered as text.
+import { api, TableSocket } from "./api.js";
+import { html, render, useEffect, useRef, useState } from "./html.js";
+import { LANGUAGES, LANGUAGE_NAMES, initI18n, language, onLanguage, setLanguage, t } from "./i18n.js";
+import { Lobby, NameField } from "./lobby.js";
+import { paceMs } from "./motion.js";
+import { store } from "./store.js";
+import { Table } from "./table.js";
 
-const app = document.getElementById("app");
-let current = null; // cleanup of the current view
-
-function route() {
-  if (current) current();
-  current = null;
-  const hash = location.hash || "#/";
-  let m;
-  if ((m = hash.match(/^#\/t\/([a-z0-9]+)/))) current = tablePage(m[1]);
-  else if ((m = hash.match(/^#\/r\/([a-z0-9]+)/))) current = replayPage(m[1]);
-  else current = lobbyPage();
+function useHash() {
+  const [hash, setHash] = useState(location.hash || "#/");
+  useEffect(() => {
+    const on = () => setHash(location.hash || "#/");
+    window.addEventListener("hashchange", on);
+    return () => window.removeEventListener("hashchange", on);
+  }, []);
+  return hash;
 }
 
-// ---------------------------------------------------------------- lobby
-
-function nameField() {
-  const input = h("input", {
-    id: "player-name",
-    value: getName(),
-    maxlength: "24",
-    placeholder: "your name",
-    autocomplete: "nickname",
-    required: true,
-  });
-  input.addEventListener("change", () => setName(input.value.trim()));
-  return input;
+function Header() {
+  const [sound, setSound] = useState(store.sound());
+  return html`<header class="top">
+    <a class="brand" href="#/">${t("app.title")} <small>${t("app.tagline")}</small></a>
+    <nav aria-label=${t("nav.main")}>
+      <a href="#/">${t("nav.lobby")}</a>
+      <a href="/rules">${t("nav.rules")}</a>
+      <label class="lang"><span class="sr-only">${t("nav.language")}</span>
+        <select id="lang-select" aria-label=${t("nav.language")} value=${language()} onChange=${(e) => setLanguage(e.target.value)}>
+          ${LANGUAGES.map((l) => html`<option value=${l} selected=${l === language()}>${LANGUAGE_NAMES[l]}</option>`)}
+        </select>
+      </label>
+      <button class="small-btn" id="sound-toggle" aria-pressed=${sound ? "true" : "false"} onClick=${() => {
+        store.setSound(!sound);
+        setSound(!sound);
+      }}>${sound ? t("nav.soundOn") : t("nav.soundOff")}</button>
+    </nav>
+  </header>`;
 }
 
-function requireName() {
-  const el = document.getElementById("player-name");
-  const name = (el ? el.value : getName()).trim();
-  if (!name) {
-    alert("Please choose a name first.");
-    el?.focus();
-    return null;
-  }
-  setName(name);
-  return name;
-}
+// ---------------------------------------------------------------- a live table
 
-function select(id, options, value) {
-  return h(
-    "select",
-    { id },
-    options.map(([v, label]) => h("option", { value: v, selected: v === value }, label)),
-  );
-}
-
-function lobbyPage() {
-  const list = h("div", { id: "lobby-list", class: "lobby-list" }, "Loading tables…");
-  const seatsBox = h("div", { id: "seat-config", class: "seat-config" });
-  const error = h("p", { class: "error", id: "create-error" });
-  let bots = { bots: ["random"], default: "random" };
-
-  const players = select("players", [["2", "2 players"], ["3", "3 players"], ["4", "4 players"]], "4");
-  function drawSeats() {
-    const n = Number(players.value);
-    seatsBox.replaceChildren(
-      ...Array.from({ length: n }, (_, i) => {
-        const opts = [["human", i === 0 ? "You" : "Human (invite)"]];
-        if (i > 0) for (const b of bots.bots) opts.push([`bot:${b}`, `Bot: ${b}`]);
-        return h(
-          "label",
-          { class: "seat-choice" },
-          `Seat ${"ABCD"[i]} `,
-          select(`seat-${i}`, i === 0 ? opts.slice(0, 1) : opts, i === 0 ? "human" : `bot:${bots.default}`),
-        );
-      }),
-    );
-  }
-  players.addEventListener("change", drawSeats);
-
-  const form = h(
-    "form",
-    { id: "create-form", class: "panel" },
-    h("h2", {}, "New table"),
-    h("label", {}, "Title ", h("input", { id: "title", maxlength: "40", placeholder: "optional" })),
-    h("label", {}, "Players ", players),
-    seatsBox,
-    h(
-      "details",
-      { open: true },
-      h("summary", {}, "Rules"),
-      h("label", {}, "Pickup ", select("pickup_rule", [
-        ["graded", "graded: 3 / 5 / whole pile (standard)"],
-        ["fixed", "fixed number of cards"],
-        ["whole_pile", "whole pile"],
-      ], "graded")),
-      h("label", {}, "Fixed pickup count ", h("input", { id: "fixed_pickup_count", type: "number", min: "1", max: "36", value: "3" })),
-      h("label", {}, "Trumps ", select("suit_assignment", [["agreed", "agreed (seat order)"], ["blind", "blind (random)"]], "agreed")),
-      h("label", {}, "Draw rule ", select("draw_rule", [
-        ["lead_only", "last card may beat a final lead (standard)"],
-        ["any_last_card", "last card may beat any final card"],
-        ["none", "no draws"],
-      ], "lead_only")),
-      h("label", {}, "Variant ", select("variant", [["standard", "standard"], ["besicovitch", "Besicovitch open game (2 players)"]], "standard")),
-      h("label", {}, "Pile shown ", select("pile_visibility", [["full", "whole pile on demand"], ["table", "top card only"]], "full")),
-    ),
-    h(
-      "details",
-      { open: true },
-      h("summary", {}, "Session"),
-      h("label", {}, "Scoring ", select("session_mode", [["losses", "count losses"], ["points", "points for first out"]], "losses")),
-      h("label", {}, "Length ", h("input", { id: "length", type: "number", min: "1", max: "50", value: "5" }), " losses / points"),
-      h("label", {}, "Turn timer ", select("turn_timer", [["", "none"], ["30", "30 s"], ["60", "60 s"], ["120", "2 min"]], "")),
-      h("label", {}, "Bot speed ", select("bot_delay", [["0", "instant"], ["0.3", "fast"], ["0.8", "normal"], ["1.5", "slow"]], "0.8")),
-      h("label", {}, h("input", { id: "listed", type: "checkbox", checked: true }), " list in the lobby"),
-    ),
-    error,
-    h("button", { type: "submit", id: "create-btn", class: "primary" }, "Create table"),
-  );
-
-  form.addEventListener("submit", async (ev) => {
-    ev.preventDefault();
-    const name = requireName();
-    if (!name) return;
-    const v = (id) => document.getElementById(id).value;
-    const n = Number(players.value);
-    const seats = Array.from({ length: n }, (_, i) => {
-      const s = v(`seat-${i}`);
-      return s === "human" ? { kind: "human" } : { kind: "bot", bot: s.slice(4) };
-    });
-    const rules = {
-      pickup_rule: v("pickup_rule"),
-      suit_assignment: v("suit_assignment"),
-      draw_rule: v("draw_rule"),
-      pile_visibility: v("pile_visibility"),
-      session_mode: v("session_mode"),
-    };
-    if (v("variant") === "besicovitch") {
-      rules.variant = "besicovitch";
-      if (rules.pickup_rule === "graded") delete rules.pickup_rule;
-      delete rules.draw_rule;
-    }
-    if (rules.pickup_rule === "fixed") rules.fixed_pickup_count = Number(v("fixed_pickup_count"));
-    if (rules.session_mode === "losses") rules.loss_limit = Number(v("length"));
-    else rules.points_target = Number(v("length"));
-    const config = {
-      title: v("title"),
-      seats,
-      rules,
-      bot_delay_s: Number(v("bot_delay")),
-      listed: document.getElementById("listed").checked,
-    };
-    if (v("turn_timer")) config.turn_timer_s = Number(v("turn_timer"));
+function JoinPanel({ tableId, view, onJoined }) {
+  const [name, setName] = useState(store.name());
+  const [error, setError] = useState("");
+  const join = async () => {
+    const n = name.trim();
+    if (!n) return setError(t("lobby.nameNeeded"));
+    store.setName(n);
     try {
-      const grant = await api.create(name, config);
-      setToken(grant.table_id, grant.token);
-      location.hash = `#/t/${grant.table_id}`;
+      const grant = await api.join(tableId, n);
+      store.setToken(tableId, grant.token);
+      onJoined(grant.token);
     } catch (e) {
-      error.textContent = e.message;
+      setError(e.code ? t(`error.${e.code}`) : e.message);
     }
-  });
+  };
+  const host = view.seats.find((s) => s.kind === "human" && s.taken);
+  const title = view.title || (host ? t("lobby.tableOf", { name: host.name }) : tableId);
+  return html`<section class="panel join-panel">
+    <h1>${t("join.title", { title })}</h1>
+    <ul class="join-seats">${view.seats.map((s) => html`<li>${s.letter}: ${s.kind === "bot" ? t("lobby.seatBot", { bot: s.bot }) : s.taken ? s.name : t("table.freeSeat")}</li>`)}</ul>
+    <${NameField} value=${name} onInput=${setName} />
+    ${error ? html`<p class="error" role="alert">${error}</p>` : null}
+    <div class="row">
+      <button id="join-btn" class="primary" onClick=${join}>${t("join.take")}</button>
+      <a class="button" href=${`#/t/${tableId}?watch`}>${t("join.watchInstead")}</a>
+    </div>
+  </section>`;
+}
 
-  async function refresh() {
-    try {
-      const tables = await api.lobby();
-      if (!tables.length) {
-        list.replaceChildren(h("p", {}, "No open tables yet: create one."));
+// Shows each incoming view at least paceMs() after the previous one changed the
+// hand, so bot turns can be followed; with reduced motion they show at once.
+function usePacedViews() {
+  const [view, setView] = useState(null);
+  const queue = useRef([]);
+  const timer = useRef(null);
+  const shownAt = useRef(0);
+  const pump = () => {
+    timer.current = null;
+    while (queue.current.length) {
+      const next = queue.current[0];
+      const wait = shownAt.current + paceMs() - Date.now();
+      if (next._moves && wait > 0 && queue.current.length < 12) {
+        timer.current = setTimeout(pump, wait);
         return;
       }
-      list.replaceChildren(
-        ...tables.map((t) =>
-          h(
-            "div",
-            { class: "lobby-entry", "data-table": t.table_id },
-            h("strong", {}, t.title),
-            h("span", { class: "muted" }, ` ${t.players} players · ${t.status}`),
-            h("div", { class: "muted small" }, t.seats.join(", ")),
-            h(
-              "div",
-              { class: "row" },
-              t.free_seats > 0
-                ? h("a", { class: "button", href: `#/t/${t.table_id}` }, `Join (${t.free_seats} free)`)
-                : null,
-              h("a", { class: "button", href: `#/t/${t.table_id}?watch` }, "Watch"),
-            ),
-          ),
-        ),
-      );
-    } catch (e) {
-      list.textContent = `Cannot load tables: ${e.message}`;
+      queue.current.shift();
+      next._receivedAt = Date.now();
+      if (next._moves) shownAt.current = Date.now();
+      setView(next);
     }
-  }
-
-  app.replaceChildren(
-    h(
-      "div",
-      { class: "lobby" },
-      h(
-        "section",
-        { class: "panel" },
-        h("h2", {}, "Welcome"),
-        h("p", {}, "Pick a name (no account needed), then create a table or join one."),
-        h("label", {}, "Name ", nameField()),
-      ),
-      form,
-      h("section", { class: "panel" }, h("h2", {}, "Open tables"), list),
-    ),
-  );
-  api.bots().then((b) => {
-    bots = b;
-    drawSeats();
-  });
-  drawSeats();
-  refresh();
-  const timer = setInterval(refresh, 4000);
-  return () => clearInterval(timer);
+  };
+  const push = (v, prevRef) => {
+    const last = queue.current.length ? queue.current[queue.current.length - 1] : prevRef;
+    v._moves = !!(last?.hand && v.hand && (last.hand.number !== v.hand.number || last.hand.log.length + last.hand.log_start !== v.hand.log.length + v.hand.log_start));
+    queue.current.push(v);
+    if (!timer.current) pump();
+  };
+  useEffect(() => () => timer.current && clearTimeout(timer.current), []);
+  return [view, push];
 }
 
-// ---------------------------------------------------------------- table
+function TablePage({ tableId, watch }) {
+  const [token, setToken] = useState(watch ? null : store.token(tableId));
+  const [needJoin, setNeedJoin] = useState(null);
+  const [error, setError] = useState("");
+  const [conn, setConn] = useState("connecting");
+  const [flash, setFlash] = useState("");
+  const [hint, setHint] = useState(null);
+  const [view, pushView] = usePacedViews();
+  const sock = useRef(null);
+  const viewRef = useRef(null);
+  viewRef.current = view;
 
-function tablePage(tableId) {
-  const watch = location.hash.includes("?watch");
-  let token = getToken(tableId);
-  let sock = null;
-  let ui = null;
-  let stopped = false;
-
-  async function start() {
+  useEffect(() => {
+    let stopped = false;
     if (!token && !watch) {
-      let view;
-      try {
-        view = await api.table(tableId);
-      } catch (e) {
-        app.replaceChildren(h("p", { class: "error" }, e.message), h("a", { href: "#/" }, "Back to the lobby"));
-        return;
-      }
-      const free = view.seats.filter((s) => !s.taken).length;
-      if (free > 0) {
-        const error = h("p", { class: "error" });
-        app.replaceChildren(
-          h(
-            "section",
-            { class: "panel join-panel" },
-            h("h2", {}, `Join ${view.title || "table " + tableId}`),
-            h("p", {}, view.seats.map((s) => `${s.letter}: ${s.taken ? s.name : "free seat"}`).join(" · ")),
-            h("label", {}, "Your name ", nameField()),
-            error,
-            h(
-              "div",
-              { class: "row" },
-              h("button", {
-                id: "join-btn",
-                class: "primary",
-                onclick: async () => {
-                  const name = requireName();
-                  if (!name) return;
-                  try {
-                    const grant = await api.join(tableId, name);
-                    setToken(tableId, grant.token);
-                    token = grant.token;
-                    connect();
-                  } catch (e) {
-                    error.textContent = e.message;
-                  }
-                },
-              }, "Take a seat"),
-              h("a", { class: "button", href: `#/t/${tableId}?watch` }, "Watch instead"),
-            ),
-          ),
-        );
-        return;
-      }
+      api
+        .table(tableId)
+        .then((v) => {
+          if (stopped) return;
+          if (v.seats.some((s) => !s.taken)) setNeedJoin(v);
+          else setNeedJoin(false);
+        })
+        .catch((e) => setError(e.code ? t(`error.${e.code}`) : e.message));
+      return () => {
+        stopped = true;
+      };
     }
-    connect();
-  }
+    return undefined;
+  }, [tableId, token, watch]);
 
-  function connect() {
-    if (stopped) return;
-    ui = renderTable(app, { tableId, onSend: (msg) => sock.send(msg) });
-    sock = new TableSocket(tableId, watch ? null : token, {
-      onMessage: (msg) => ui.message(msg),
-      onStatus: (s) => {
+  const connected = token || watch || needJoin === false;
+  useEffect(() => {
+    if (!connected) return undefined;
+    const s = new TableSocket(tableId, watch ? null : token, {
+      onMessage: (msg) => {
+        if (msg.type === "state") {
+          const old = viewRef.current;
+          if (!old || old.version !== msg.view.version) {
+            setFlash("");
+            setHint(null);
+          }
+          pushView(msg.view, old);
+        } else if (msg.type === "error") {
+          setFlash(t(`error.${msg.code}`) === `error.${msg.code}` ? msg.message : t(`error.${msg.code}`));
+        } else if (msg.type === "hint") {
+          setHint(msg.move);
+        }
+      },
+      onStatus: (st) => {
         // a token the server no longer knows (e.g. a reset database): forget it
-        if (s === "refused" && token) localStorage.removeItem(`sk.token.${tableId}`);
-        ui.status(s);
+        if (st === "refused" && token) store.forgetToken(tableId);
+        setConn(st);
       },
     });
-  }
+    sock.current = s;
+    return () => s.close();
+  }, [tableId, token, watch, connected]);
 
-  start();
-  return () => {
-    stopped = true;
-    sock?.close();
-    ui?.stop();
-  };
+  if (error) return html`<section class="panel"><p class="error" role="alert">${t("join.cannot", { message: error })}</p><a href="#/">${t("table.lobby")}</a></section>`;
+  if (needJoin && !token) return html`<${JoinPanel} tableId=${tableId} view=${needJoin} onJoined=${setToken} />`;
+  if (!view) {
+    if (conn === "refused")
+      return html`<section class="panel"><p>${t("table.refused")}</p><a href=${`#/t/${tableId}`} onClick=${() => location.reload()}>${t("table.openAgain")}</a></section>`;
+    return html`<p class="loading" role="status">${t("table.connecting")}</p>`;
+  }
+  return html`<${Table} view=${view} tableId=${tableId} conn=${conn} send=${(m) => sock.current?.send(m)} flash=${flash} hint=${hint} clearHint=${() => setHint(null)} />`;
 }
 
 // ---------------------------------------------------------------- replay
 
-function replayPage(tableId) {
-  const token = getToken(tableId);
-  let steps = [];
-  let i = 0;
-  const holder = h("div", { class: "replay-table" });
-  const counter = h("span", { id: "replay-step" });
-  const slider = h("input", { type: "range", min: "0", max: "0", value: "0", id: "replay-slider" });
-  let ui = null;
-  function show() {
-    counter.textContent = `step ${i + 1} / ${steps.length}`;
-    slider.value = String(i);
-    ui.message({ type: "state", view: steps[i] });
-  }
-  slider.addEventListener("input", () => {
-    i = Number(slider.value);
-    show();
+function ReplayPage({ tableId }) {
+  const [steps, setSteps] = useState(null);
+  const [i, setI] = useState(0);
+  const [error, setError] = useState("");
+  useEffect(() => {
+    api
+      .replay(tableId, store.token(tableId))
+      .then((d) => {
+        setSteps(d.steps);
+        setI(Math.max(0, d.steps.length - 1));
+      })
+      .catch((e) => setError(e.message));
+  }, [tableId]);
+  const go = (k) => setI(Math.max(0, Math.min((steps?.length || 1) - 1, k)));
+  useEffect(() => {
+    const onKey = (ev) => {
+      if (ev.target.closest?.("input, select, textarea")) return;
+      if (ev.key === "ArrowRight") go(i + 1);
+      else if (ev.key === "ArrowLeft") go(i - 1);
+    };
+    document.addEventListener("keydown", onKey);
+    return () => document.removeEventListener("keydown", onKey);
   });
-  app.replaceChildren(
-    h(
-      "div",
-      { class: "replay" },
-      h(
-        "div",
-        { class: "panel row replay-controls" },
-        h("strong", {}, `Replay of ${tableId}`),
-        h("button", { id: "replay-first", onclick: () => { i = 0; show(); } }, "⏮"),
-        h("button", { id: "replay-prev", onclick: () => { if (i > 0) i--; show(); } }, "◀"),
-        h("button", { id: "replay-next", onclick: () => { if (i < steps.length - 1) i++; show(); } }, "▶"),
-        h("button", { id: "replay-last", onclick: () => { i = steps.length - 1; show(); } }, "⏭"),
-        slider,
-        counter,
-        h("a", { href: `#/t/${tableId}` }, "Back to the table"),
-      ),
-      holder,
-    ),
-  );
-  api
-    .replay(tableId, token)
-    .then((data) => {
-      steps = data.steps;
-      if (!steps.length) {
-        holder.textContent = "Nothing has been played at this table yet.";
-        return;
-      }
-      slider.max = String(steps.length - 1);
-      ui = renderTable(holder, { tableId, readOnly: true });
-      i = steps.length - 1;
-      show();
-    })
-    .catch((e) => {
-      holder.textContent = `Cannot load the replay: ${e.message}`;
-    });
-  return () => {};
+  let body;
+  if (error) body = html`<p class="error">${t("replay.cannot", { message: error })}</p>`;
+  else if (!steps) body = html`<p>${t("app.loading")}</p>`;
+  else if (!steps.length) body = html`<p>${t("replay.empty")}</p>`;
+  else body = html`<${Table} view=${steps[i]} tableId=${tableId} readOnly=${true} />`;
+  const n = steps?.length || 0;
+  return html`<div class="replay">
+    <div class="panel replay-controls" role="toolbar" aria-label=${t("replay.title")}>
+      <strong>${t("replay.title")}</strong>
+      <button id="replay-first" onClick=${() => go(0)} disabled=${i === 0}><span aria-hidden="true">«</span> ${t("replay.first")}</button>
+      <button id="replay-prev" onClick=${() => go(i - 1)} disabled=${i === 0}><span aria-hidden="true">‹</span> ${t("replay.prev")}</button>
+      <button id="replay-next" onClick=${() => go(i + 1)} disabled=${i >= n - 1}>${t("replay.next")} <span aria-hidden="true">›</span></button>
+      <button id="replay-last" onClick=${() => go(n - 1)} disabled=${i >= n - 1}>${t("replay.last")} <span aria-hidden="true">»</span></button>
+      <input type="range" id="replay-slider" aria-label=${t("replay.slider")} min="0" max=${Math.max(0, n - 1)} value=${i} onInput=${(e) => go(Number(e.target.value))} />
+      <span id="replay-step" role="status">${t("replay.step", { i: i + 1, n })}</span>
+      <a href=${`#/t/${tableId}`}>${t("replay.back")}</a>
+    </div>
+    ${body}
+  </div>`;
 }
 
-window.addEventListener("hashchange", route);
-route();
+// ---------------------------------------------------------------- the app
+
+function App() {
+  const [, setLang] = useState(language());
+  useEffect(() => onLanguage(setLang), []);
+  const hash = useHash();
+  let m;
+  let page;
+  if ((m = hash.match(/^#\/t\/([a-z0-9]+)/))) page = html`<${TablePage} key=${hash} tableId=${m[1]} watch=${hash.includes("?watch")} />`;
+  else if ((m = hash.match(/^#\/r\/([a-z0-9]+)/))) page = html`<${ReplayPage} key=${hash} tableId=${m[1]} />`;
+  else page = html`<${Lobby} />`;
+  return html`<${Header} /><main id="app">${page}</main>`;
+}
+
+initI18n().then(() => {
+  document.title = t("app.title");
+  const root = document.getElementById("root");
+  root.replaceChildren();
+  render(html`<${App} />`, root);
+});

@@ -1,343 +1,531 @@
-// The table view: seats, pile, your hand with legal cards, actions, log, score.
-// It only ever renders the view the server built for this viewer.
-import { SUIT_SYMBOLS } from "./api.js";
-import { h } from "./dom.js";
+// The card table: seats around a felt in play order (the viewer at the bottom),
+// the pile in the middle with what a refusal takes, the viewer's fanned hand,
+// the actions, the log and the score.  It only ever renders the view the
+// server built for this viewer (docs/protocol.md: TableView).
+import { html, useEffect, useLayoutEffect, useRef, useState } from "./html.js";
+import { t } from "./i18n.js";
+import {
+  LETTERS,
+  SUIT_SYMBOLS,
+  cardName,
+  clickAction,
+  describeMove,
+  outOrder,
+  parseLegal,
+  pickupCards,
+  playableCards,
+  resultText,
+  seatDisplayName,
+  seatPlaces,
+  botName,
+  shortName,
+  sortHand,
+} from "./cards.js";
+import { fly, sound, sweep } from "./motion.js";
+import { store } from "./store.js";
 
-const LETTERS = "ABCD";
+const cardSrc = (card) => `/cards/${card}.svg`;
 
-function suitText(suits) {
-  return [...suits].map((s) => SUIT_SYMBOLS[s] || s).join("");
+function Suits({ suits }) {
+  return html`<span class="suits">${[...suits].map(
+    (s) => html`<span class=${"suit" + ("HD".includes(s) ? " red" : "")} aria-label=${t(`card.suit.${s}`)}>${SUIT_SYMBOLS[s]}</span>`,
+  )}</span>`;
 }
 
-function cardImg(card, extra = {}) {
-  const sym = card.slice(0, -1) + SUIT_SYMBOLS[card.slice(-1)];
-  return h("img", { src: `/cards/${card}.svg`, alt: sym, title: sym, draggable: "false", ...extra });
+function MiniCard({ card, cls = "", label }) {
+  return html`<img class=${"mini " + cls} src=${cardSrc(card)} alt=${label || cardName(card, t)} title=${shortName(card)} draggable="false" />`;
 }
 
-function parseLegal(legal) {
-  const leads = new Set();
-  const beats = new Map(); // beat card -> Set of lead cards ("" for a last-card beat)
-  let pickup = false;
-  for (const m of legal) {
-    const w = m.split(" ");
-    if (w[0] === "pickup") pickup = true;
-    else if (w[0] === "lead") leads.add(w[1]);
-    else if (w[0] === "beat") {
-      if (!beats.has(w[1])) beats.set(w[1], new Set());
-      beats.get(w[1]).add(w.length === 4 ? w[3] : "");
-    }
-  }
-  return { leads, beats, pickup };
+function names(view) {
+  return view.seats.map((s) => seatDisplayName(s, view.viewer, t));
 }
 
-export function renderTable(container, { tableId, onSend = () => {}, readOnly = false }) {
-  let view = null;
-  let selectedBeat = null;
-  let showPile = false;
-  let hint = null;
-  let flash = "";
-  let conn = "connecting";
-  let ticker = null;
-  let deadlineAt = null;
+// ---------------------------------------------------------------- seats
 
-  const root = h("div", { class: "table", id: "table" });
-  container.replaceChildren(root);
+function Clock({ deadlineAt, total }) {
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    const id = setInterval(() => setNow(Date.now()), 250);
+    return () => clearInterval(id);
+  }, []);
+  const left = Math.max(0, (deadlineAt - now) / 1000);
+  const frac = total ? Math.min(1, left / total) : 1;
+  return html`<span class=${"clock" + (left < 10 ? " low" : "")} id="clock" role="timer" aria-label=${t("table.timeLeft", { count: Math.ceil(left) })}>
+    <svg viewBox="0 0 36 36" aria-hidden="true"><circle cx="18" cy="18" r="15" class="track" /><circle cx="18" cy="18" r="15" class="arc" style=${`stroke-dasharray:${(frac * 94.2).toFixed(1)} 94.2`} /></svg>
+    <span>${t("table.seconds", { count: Math.ceil(left) })}</span>
+  </span>`;
+}
 
-  function send(move) {
-    selectedBeat = null;
-    hint = null;
-    onSend({ type: "move", move, version: view.version });
-  }
+function Seat({ view, seat, place, clock }) {
+  const s = view.seats[seat];
+  const hand = view.hand;
+  const acting = hand && !hand.result && hand.to_act === seat;
+  const backs = Math.min(s.hand_size, 10);
+  const open = hand?.open_hands?.[seat];
+  const label = `${seatDisplayName(s, view.viewer, t)}, ${t("table.cards", { count: s.hand_size })}`;
+  const status = [];
+  if (s.kind === "bot") status.push(html`<span class="tag">${t("table.botLevel", { bot: botName(s.bot, t) })}</span>`);
+  if (s.kind === "human" && s.taken && !s.connected)
+    status.push(html`<span class="tag warn">${s.standin ? t("table.awayBot") : t("table.away")}</span>`);
+  if (s.out) status.push(html`<span class="tag good">${t(`table.out.${s.out}`)}</span>`);
+  return html`<section class=${`seat place-${place}${acting ? " to-act" : ""}${s.out ? " out" : ""}`} data-seat=${s.letter} aria-label=${label}>
+    <div class="seat-head">
+      <span class="letter" aria-hidden="true">${s.letter}</span>
+      <span class="seat-name">${s.kind === "bot" ? t("table.botSeat", { letter: s.letter }) : s.taken ? s.name : t("table.freeSeat")}</span>
+      <${Suits} suits=${s.suits} />
+      ${acting && clock}
+    </div>
+    <div class="seat-tags">${status}</div>
+    ${open
+      ? html`<div class="open-hand">${open.map((c) => html`<${MiniCard} card=${c} />`)}</div>`
+      : html`<div class="backs" aria-hidden="true" data-count=${s.hand_size}>
+          ${Array.from({ length: backs }, (_, i) => html`<img src="/cards/back.svg" alt="" style=${`--i:${i};--n:${backs}`} />`)}
+          <span class="count">${s.hand_size}</span>
+        </div>`}
+    ${s.known.length && !open
+      ? html`<div class="known" aria-label=${t("table.known")}><span class="small">${t("table.known")}:</span> ${s.known.map((c) => html`<${MiniCard} card=${c} />`)}</div>`
+      : null}
+  </section>`;
+}
 
-  function seatName(i) {
-    const s = view.seats[i];
-    return `${s.letter} ${s.name}`;
-  }
+// ---------------------------------------------------------------- the pile
 
-  function clickCard(card) {
-    if (readOnly || !view.hand) return;
-    const { leads, beats } = parseLegal(view.hand.legal);
-    if (selectedBeat) {
-      if (card === selectedBeat) {
-        selectedBeat = null;
-      } else if (beats.get(selectedBeat)?.has(card)) {
-        send(`beat ${selectedBeat} lead ${card}`);
-        return;
-      }
-    } else if (leads.has(card)) {
-      send(`lead ${card}`);
-      return;
-    } else if (beats.has(card)) {
-      const set = beats.get(card);
-      if (set.has("") && set.size === 1) {
-        send(`beat ${card}`);
-        return;
-      }
-      selectedBeat = card;
+function Pile({ view, readOnly, showPile, setShowPile }) {
+  const hand = view.hand;
+  const nm = names(view);
+  const mine = !readOnly && hand.to_act === view.viewer && !hand.result;
+  const depth = hand.pile_size;
+  const take = hand.result ? [] : pickupCards(hand.pile, hand.pickup_count);
+  const under = Math.min(depth - 1, 3);
+  let cost = null;
+  if (hand.pickup_count && !hand.result && hand.to_act !== null) {
+    if (hand.to_act === view.viewer && take.length) {
+      cost = html`<div id="pickup-cost" class="cost mine">
+        <span>${take.length <= 6
+          ? t("table.refusal", { count: take.length, cards: take.map(shortName).join(" ") })
+          : t("table.refusalMany", { count: take.length })}</span>
+        <span class="window">${hand.pile.slice(-(take.length + 1)).map((c, i, arr) =>
+          html`<${MiniCard} card=${c} cls=${i === 0 && arr.length > take.length ? "below" : "taken"} />`,
+        )}</span>
+      </div>`;
+    } else {
+      cost = html`<div id="pickup-cost" class="cost">${t("table.refusalThem", { name: nm[hand.to_act], count: hand.pickup_count })}</div>`;
     }
-    draw();
   }
+  return html`<div class="pile-area">
+    <div class="pile" aria-label=${t("table.pileCount", { count: depth })}>
+      ${Array.from({ length: Math.max(0, under) }, (_, i) => html`<img class="under" src="/cards/back.svg" alt="" style=${`--k:${under - i}`} />`)}
+      ${hand.top
+        ? html`<img class=${"top-card" + (mine ? " facing" : "")} id="top-card" src=${cardSrc(hand.top)} alt=${t("table.topCard", { card: cardName(hand.top, t) })} draggable="false" />`
+        : html`<div class="empty-pile" id="top-card">${t("table.emptyPile")}</div>`}
+      <span class="depth" title=${t("table.pileCount", { count: depth })}>${depth}</span>
+    </div>
+    ${cost}
+    ${depth > 1
+      ? html`<button class="linklike" id="pile-toggle" aria-expanded=${showPile} onClick=${() => setShowPile(!showPile)}>${showPile ? t("table.hidePile") : t("table.showPile")}</button>`
+      : null}
+    ${showPile && hand.pile.length
+      ? html`<div class="whole-pile" id="whole-pile">
+          ${!hand.pile_full ? html`<span class="small">(${t("table.onlyVisible")})</span>` : null}
+          ${hand.pile.map((c) => html`<${MiniCard} card=${c} />`)}
+        </div>`
+      : null}
+  </div>`;
+}
 
-  function seatsPanel() {
-    const hand = view.hand;
-    return h(
-      "div",
-      { class: "seats" },
-      view.seats
-        .filter((s) => s.seat !== view.viewer)
-        .map((s) => {
-          const toAct = hand && hand.to_act === s.seat;
-          const backs = Math.min(s.hand_size, 12);
-          return h(
-            "div",
-            {
-              class: `seat${toAct ? " to-act" : ""}${s.out ? " out" : ""}`,
-              "data-seat": s.letter,
-            },
-            h(
-              "div",
-              { class: "seat-head" },
-              h("strong", {}, `${s.letter} `),
-              h("span", { class: "seat-name" }, s.name),
-              s.kind === "bot" ? h("span", { class: "tag" }, "bot") : null,
-              s.kind === "human" && s.taken && !s.connected ? h("span", { class: "tag warn" }, s.standin ? "away: bot plays" : "away") : null,
-              !s.taken ? h("span", { class: "tag" }, "free seat") : null,
-            ),
-            h(
-              "div",
-              { class: "seat-info" },
-              h("span", { class: "trumps", title: "own trump suit(s)" }, `trumps ${suitText(s.suits) || "-"}`),
-              h("span", { class: "count", "data-count": String(s.hand_size) }, ` · ${s.hand_size} card${s.hand_size === 1 ? "" : "s"}`),
-              s.out ? h("span", { class: "tag good" }, `out (${s.out})`) : null,
-            ),
-            h("div", { class: "backs" }, Array.from({ length: backs }, () => h("img", { src: "/cards/back.svg", alt: "" }))),
-            s.known.length ? h("div", { class: "known small" }, "known: ", s.known.map((c) => cardImg(c, { class: "mini" }))) : null,
-            view.hand?.open_hands ? h("div", { class: "known" }, view.hand.open_hands[s.seat].map((c) => cardImg(c, { class: "mini" }))) : null,
-          );
-        }),
-    );
+function Status({ view, readOnly, selectedBeat }) {
+  const hand = view.hand;
+  const nm = names(view);
+  if (!hand) {
+    const free = view.seats.filter((s) => !s.taken).length;
+    return html`<div class="status" id="status">${free ? t("table.waiting", { count: free }) : t("table.dealing")}</div>`;
   }
-
-  function centre() {
-    const hand = view.hand;
-    if (!hand) {
-      const free = view.seats.filter((s) => !s.taken).length;
-      return h("div", { class: "centre panel" }, free ? `Waiting for ${free} more player${free > 1 ? "s" : ""}…` : "Dealing…");
-    }
-    const turn = hand.to_act === null ? null : hand.to_act;
-    const mine = turn !== null && turn === view.viewer;
-    let status;
-    if (hand.result) status = `Hand ${hand.number} over: ${hand.result.text}`;
-    else if (mine) status = hand.mode === "free" ? "Your turn: lead any card" : "Your turn: beat the top card, then lead, or pick up";
-    else status = `${seatName(turn)} to play${hand.mode === "free" ? " (free lead)" : ""}`;
-    let clock = null;
-    if (hand.deadline_s !== null && hand.deadline_s !== undefined && !readOnly) {
-      clock = h("span", { class: "clock", id: "clock" });
-    }
-    const pile = hand.pile;
-    const top = hand.top;
-    const pileBox = h(
-      "div",
-      { class: "pile" },
-      top ? cardImg(top, { class: "top-card", id: "top-card" }) : h("div", { class: "empty-pile" }, "empty pile"),
-      h("div", { class: "pile-info" },
-        h("div", {}, `pile: ${hand.pile_size} card${hand.pile_size === 1 ? "" : "s"}`),
-        hand.pickup_count
-          ? h("div", { id: "pickup-cost" }, `${mine ? "refusing" : `${LETTERS[turn]} refusing`} now takes ${hand.pickup_count}`)
-          : null,
-        hand.pile_size > 1 ? h("button", { id: "pile-toggle", onclick: () => { showPile = !showPile; draw(); } }, showPile ? "hide pile" : "show pile") : null,
-      ),
-    );
-    return h(
-      "div",
-      { class: "centre panel" },
-      h("div", { class: `status${mine ? " mine" : ""}`, id: "status" }, status, " ", clock),
-      pileBox,
-      showPile && pile.length
-        ? h("div", { class: "whole-pile", id: "whole-pile" },
-            !hand.pile_full ? h("span", { class: "muted small" }, "(only the visible part) ") : null,
-            pile.map((c) => cardImg(c, { class: "mini" })))
-        : null,
-    );
+  if (hand.result) return html`<div class="status" id="status">${resultText(hand.result, nm, view.viewer, t)}</div>`;
+  const mine = !readOnly && hand.to_act === view.viewer;
+  if (mine) {
+    let detail;
+    if (hand.mode === "free") detail = t("table.leadAny");
+    else if (selectedBeat) detail = t("table.step2", { beat: shortName(selectedBeat), top: shortName(hand.top) });
+    else detail = t("table.step1", { top: shortName(hand.top) });
+    return html`<div class="status mine" id="status"><strong>${t("table.yourTurn")}</strong> <span id="step">${detail}</span></div>`;
   }
+  const who = nm[hand.to_act];
+  return html`<div class="status" id="status">${hand.mode === "free" ? t("table.theirLead", { name: who }) : t("table.theirTurn", { name: who })}</div>`;
+}
 
-  function myHand() {
-    const hand = view.hand;
-    if (view.viewer === null || !hand) return null;
-    const me = view.seats[view.viewer];
-    const own = new Set([...me.suits]);
-    const { leads, beats, pickup } = parseLegal(readOnly ? [] : hand.legal);
-    let clickable;
-    if (selectedBeat) clickable = new Set([...(beats.get(selectedBeat) || [])].filter((c) => c));
-    else clickable = new Set([...leads, ...beats.keys()]);
-    const cards = hand.hand.map((c) => {
-      const cls = ["card"];
-      if (own.has(c.slice(-1))) cls.push("trump");
-      if (clickable.has(c)) cls.push("legal");
-      if (c === selectedBeat) cls.push("selected");
-      if (hint && hint.includes(c)) cls.push("hinted");
-      return h(
-        "button",
-        { class: cls.join(" "), "data-card": c, disabled: !clickable.has(c) && c !== selectedBeat, onclick: () => clickCard(c), "aria-label": c },
-        cardImg(c),
-        own.has(c.slice(-1)) ? h("span", { class: "trump-mark", title: "your trump" }, "★") : null,
-      );
+// ---------------------------------------------------------------- your hand
+
+function handMetrics(width, n, phone) {
+  const w = phone ? 62 : 84;
+  if (n <= 1) return { w, step: w, rows: [n] };
+  const fit = (count) => (width - w - 8) / Math.max(1, count - 1);
+  const minStep = w * 0.36;
+  if (fit(n) >= minStep || n <= 6) return { w, step: Math.min(w + 6, fit(n)), rows: [n] };
+  const first = Math.ceil(n / 2);
+  return { w, step: Math.min(w + 6, fit(first)), rows: [first, n - first] };
+}
+
+function Hand({ view, readOnly, selectedBeat, onCard, hint }) {
+  const hand = view.hand;
+  const me = view.seats[view.viewer];
+  const box = useRef(null);
+  const [width, setWidth] = useState(360);
+  const phone = typeof matchMedia === "function" && matchMedia("(max-width: 600px)").matches;
+  useLayoutEffect(() => {
+    const el = box.current;
+    if (!el) return;
+    const measure = () => setWidth(el.clientWidth || 360);
+    measure();
+    const ro = typeof ResizeObserver === "function" ? new ResizeObserver(measure) : null;
+    ro?.observe(el);
+    return () => ro?.disconnect();
+  }, []);
+  const myTurn = !readOnly && hand.to_act === view.viewer && !hand.result;
+  const playable = myTurn ? playableCards(hand.legal, selectedBeat) : new Set();
+  const { beats } = parseLegal(myTurn ? hand.legal : []);
+  const cards = sortHand(hand.hand, me.suits);
+  const own = new Set([...me.suits]);
+  const m = handMetrics(width, cards.length, phone);
+  const rows = [];
+  let k = 0;
+  for (const len of m.rows) {
+    rows.push(cards.slice(k, k + len));
+    k += len;
+  }
+  return html`<div class="hand" id="hand" ref=${box} role="group" aria-label=${t("table.hand")} style=${`--card-w:${m.w}px`}>
+    ${rows.map(
+      (row) => html`<div class="hand-row">
+        ${row.map((c, i) => {
+          const can = playable.has(c);
+          const selected = c === selectedBeat;
+          const cls = ["card"];
+          if (own.has(c.slice(-1))) cls.push("trump");
+          if (myTurn) cls.push(can || selected ? "legal" : "dim");
+          if (selected) cls.push("selected");
+          if (hint && hint.split(" ").includes(c)) cls.push("hinted");
+          const parts = [cardName(c, t)];
+          if (own.has(c.slice(-1))) parts.push(t("card.yourTrump"));
+          if (selected) parts.push(t("card.selected"));
+          else if (can) parts.push(t("card.playable"));
+          return html`<button
+            class=${cls.join(" ")}
+            data-card=${c}
+            data-beat=${beats.has(c) ? "1" : null}
+            aria-label=${parts.join(", ")}
+            aria-disabled=${myTurn && !can && !selected ? "true" : null}
+            aria-pressed=${selected ? "true" : null}
+            style=${i ? `margin-left:${(m.step - m.w).toFixed(1)}px` : ""}
+            onClick=${() => onCard(c)}
+          ><img src=${cardSrc(c)} alt="" draggable="false" />${own.has(c.slice(-1)) ? html`<span class="trump-mark" aria-hidden="true">★</span>` : null}</button>`;
+        })}
+      </div>`,
+    )}
+  </div>`;
+}
+
+function Actions({ view, readOnly, selectedBeat, cancel, send, hint, askHint }) {
+  const hand = view.hand;
+  if (readOnly || view.viewer === null || !hand) return null;
+  const myTurn = hand.to_act === view.viewer && !hand.result;
+  const { pickup } = parseLegal(myTurn ? hand.legal : []);
+  return html`<div class="actions">
+    ${myTurn && pickup ? html`<button id="pickup-btn" class="danger" aria-keyshortcuts="P" onClick=${() => send("pickup")}>${t("table.pickup", { count: hand.pickup_count })}</button>` : null}
+    ${selectedBeat ? html`<button id="cancel-btn" aria-keyshortcuts="Escape" onClick=${cancel}>${t("table.cancel")}</button>` : null}
+    ${myTurn ? html`<button id="hint-btn" aria-keyshortcuts="H" onClick=${askHint}>${t("table.hint")}</button>` : null}
+    ${hint ? html`<span class="hint-text" id="hint-text">${t("table.hintIs", { move: hint.split(" ").map((w) => (/^[0-9JQKA]+[SHDC]$/.test(w) ? shortName(w) : w)).join(" ") })}</span>` : null}
+  </div>`;
+}
+
+// ---------------------------------------------------------------- log, score, banners
+
+function Log({ view }) {
+  const hand = view.hand;
+  const list = useRef(null);
+  useLayoutEffect(() => {
+    if (list.current) list.current.scrollTop = list.current.scrollHeight;
+  });
+  const nm = names(view);
+  const items = [];
+  if (hand) {
+    if (!hand.log_start)
+      for (const [card, from, to] of hand.transfers)
+        items.push(html`<li class="muted"><span class="n"></span>${t("log.transfer", { from: nm[from], card: shortName(card), to: nm[to] })}</li>`);
+    hand.log.forEach((e, i) => {
+      items.push(html`<li data-move=${e.move}><span class="n">${hand.log_start + i + 1}</span><span class=${e.move === "pickup" ? "pickup" : ""}>${describeMove(e, nm[e.seat], t)}</span></li>`);
     });
-    const myTurn = hand.to_act === view.viewer && !hand.result;
-    return h(
-      "div",
-      { class: "me panel" },
-      h("div", { class: "seat-head" },
-        h("strong", {}, `${me.letter} ${me.name} (you)`),
-        h("span", { class: "trumps" }, ` · your trumps ${suitText(me.suits)}`),
-        me.standin ? h("span", { class: "tag warn" }, "a bot played for you while away") : null),
-      h("div", { class: "hand", id: "hand" }, cards),
-      h(
-        "div",
-        { class: "actions row" },
-        selectedBeat ? h("span", { class: "hint-text" }, `Beating with ${selectedBeat}: now choose the card to lead`) : null,
-        selectedBeat ? h("button", { id: "cancel-btn", onclick: () => { selectedBeat = null; draw(); } }, "Cancel") : null,
-        pickup && myTurn
-          ? h("button", { id: "pickup-btn", class: "danger", onclick: () => send("pickup") }, `Pick up ${hand.pickup_count}`)
-          : null,
-        myTurn && !readOnly ? h("button", { id: "hint-btn", onclick: () => onSend({ type: "hint" }) }, "Hint") : null,
-        hint ? h("span", { class: "hint-text", id: "hint-text" }, `Hint: ${hint}`) : null,
-      ),
-    );
+    if (hand.result) items.push(html`<li class="result"><span class="n"></span>${resultText(hand.result, nm, view.viewer, t)}</li>`);
   }
+  return html`<section class="panel log-panel" aria-label=${t("table.turns")}>
+    <h2>${t("table.turns")}${hand ? ` · ${t("table.handNo", { n: hand.number })}` : ""}</h2>
+    <ol class="log" id="log" ref=${list} tabindex="0" aria-label=${t("table.turns")}>${items}</ol>
+  </section>`;
+}
 
-  function logPanel() {
-    const hand = view.hand;
-    const items = [];
-    if (hand) {
-      if (!hand.log_start) for (const [card, from, to] of hand.transfers) items.push(h("li", { class: "muted" }, `${LETTERS[from]} hands ${card} to ${LETTERS[to]}`));
-      for (const e of hand.log) {
-        items.push(
-          h("li", {},
-            h("strong", {}, LETTERS[e.seat]), ` ${e.move}`,
-            e.picked.length ? ` (${e.picked.join(" ")})` : "",
-            e.by !== "player" ? h("span", { class: "muted small" }, ` [${e.by}]`) : null),
-        );
-      }
-      if (hand.result) items.push(h("li", { class: "result" }, hand.result.text));
+function Score({ view }) {
+  const s = view.session;
+  const vals = s.mode === "losses" ? s.losses : s.points;
+  const nm = names(view);
+  return html`<section class="panel score" id="score" aria-label=${t("table.score")}>
+    <h2>${t("table.score")}</h2>
+    <p class="small">${t(s.mode === "losses" ? "score.losses" : "score.points", { count: s.target })}</p>
+    <table>
+      <tr>${view.seats.map((x) => html`<th scope="col">${nm[x.seat]}</th>`)}</tr>
+      <tr>${vals.map((v) => html`<td>${v}</td>`)}</tr>
+    </table>
+  </section>`;
+}
+
+function Countdown({ seconds }) {
+  const [left, setLeft] = useState(Math.ceil(seconds));
+  useEffect(() => {
+    const start = Date.now();
+    const id = setInterval(() => setLeft(Math.max(0, Math.ceil(seconds - (Date.now() - start) / 1000))), 250);
+    return () => clearInterval(id);
+  }, [seconds]);
+  return html`<span id="countdown">${left > 0 ? t("banner.nextIn", { count: left }) : t("banner.nextSoon")}</span>`;
+}
+
+function Banner({ view, tableId, readOnly, tokenQuery }) {
+  const s = view.session;
+  const hand = view.hand;
+  const nm = names(view);
+  const order = hand ? outOrder(hand, view.seats.length) : null;
+  const orderList = order
+    ? html`<div class="order"><span class="small">${t("banner.order")}:</span>
+        <ol>${order.order.map((seat) => html`<li>${nm[seat]}</li>`)}
+          ${order.rest.map((seat) => html`<li class="holding">${nm[seat]} · ${t("banner.stillHolding")}</li>`)}</ol></div>`
+    : null;
+  if (s.over) {
+    const you = view.viewer;
+    const won = you !== null && s.winners.includes(you);
+    return html`<div class="banner over" id="session-over" role="status">
+      <strong>${t("banner.sessionOver")}</strong>
+      ${won ? html`<div class="big">${t("banner.youWin")}</div>` : null}
+      ${s.durak !== null ? html`<div>${s.durak === you ? t("banner.durakYou") : t("banner.durak", { name: nm[s.durak] })}</div>` : null}
+      <div>${t("banner.winners", { count: s.winners.length, names: s.winners.map((w) => nm[w]).join(", ") })}</div>
+      ${hand?.result ? html`<div>${resultText(hand.result, nm, you, t)}</div>` : null}
+      ${orderList}
+      <div class="row">
+        <a class="button" href=${`/api/tables/${tableId}/record${tokenQuery}`} download="" id="download-record">${t("table.record")}</a>
+        <a class="button" href=${`#/r/${tableId}`} id="replay-link">${t("table.replay")}</a>
+        <a class="button" href="#/">${t("table.lobby")}</a>
+      </div>
+    </div>`;
+  }
+  if (hand?.result) {
+    return html`<div class="banner" id="hand-over" role="status">
+      <strong>${t("banner.handOver", { n: hand.number })}</strong>
+      <div class="big">${resultText(hand.result, nm, view.viewer, t)}</div>
+      ${orderList}
+      ${readOnly ? null : html`<div class="small">${view.hand_pause_s ? html`<${Countdown} seconds=${view.hand_pause_s} />` : t("banner.nextSoon")}</div>`}
+    </div>`;
+  }
+  return null;
+}
+
+function InvitePanel({ tableId, inline }) {
+  const invite = `${location.origin}/#/t/${tableId}`;
+  const [copied, setCopied] = useState(false);
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(invite);
+    } catch {
+      document.getElementById("invite-link")?.select();
+      document.execCommand?.("copy");
     }
-    const list = h("ol", { class: "log", id: "log", start: String((hand?.log_start || 0) + 1) }, items);
-    setTimeout(() => { list.scrollTop = list.scrollHeight; }, 0);
-    return h("div", { class: "panel log-panel" }, h("h3", {}, `Turns${hand ? ` · hand ${hand.number}` : ""}`), list);
-  }
-
-  function scorePanel() {
-    const s = view.session;
-    const vals = s.mode === "losses" ? s.losses : s.points;
-    return h(
-      "div",
-      { class: "panel score", id: "score" },
-      h("h3", {}, `Session: ${s.mode === "losses" ? `first to ${s.target} losses is the durak` : `first to ${s.target} points wins`}`),
-      h("table", {},
-        h("tr", {}, view.seats.map((x) => h("th", {}, x.letter))),
-        h("tr", {}, vals.map((v) => h("td", {}, String(v))))),
-      h("div", { class: "small muted" }, s.hands.map((r, i) => `#${i + 1} ${r.text}`).join(" · ")),
-    );
-  }
-
-  function banner() {
-    const s = view.session;
-    if (s.over) {
-      const names = s.winners.map((w) => seatName(w)).join(", ");
-      return h("div", { class: "banner over", id: "session-over" },
-        h("strong", {}, "Session over. "),
-        s.durak !== null ? `Durak: ${seatName(s.durak)}. ` : "",
-        `Winner${s.winners.length > 1 ? "s" : ""}: ${names}.`,
-        h("div", { class: "row" },
-          h("a", { class: "button", href: `/api/tables/${tableId}/record${tokenQuery()}`, download: "", id: "download-record" }, "Download record"),
-          h("a", { class: "button", href: `#/r/${tableId}`, id: "replay-link" }, "Replay"),
-          h("a", { class: "button", href: "#/" }, "Lobby")));
-    }
-    if (view.hand?.result) {
-      return h("div", { class: "banner", id: "hand-over" }, h("strong", {}, `Hand ${view.hand.number}: ${view.hand.result.text}. `), "The next hand starts shortly.");
-    }
-    return null;
-  }
-
-  function tokenQuery() {
-    const t = view.viewer !== null ? localStorage.getItem(`sk.token.${tableId}`) : null;
-    return t ? `?token=${encodeURIComponent(t)}` : "";
-  }
-
-  function header() {
-    const invite = `${location.origin}/#/t/${tableId}`;
-    return h(
-      "div",
-      { class: "table-head row" },
-      h("strong", {}, view.title || `Table ${tableId}`),
-      h("span", { class: `tag conn-${conn}`, id: "conn" }, conn),
-      view.viewer === null ? h("span", { class: "tag" }, "spectator") : null,
-      readOnly ? null : h("span", { class: "invite" },
-        "Invite: ",
-        h("input", { id: "invite-link", readonly: true, value: invite, onclick: (e) => e.target.select() }),
-        h("button", { onclick: () => navigator.clipboard?.writeText(invite) }, "Copy")),
-      h("a", { href: `#/r/${tableId}` }, "Replay"),
-      h("a", { href: `/api/tables/${tableId}/record${tokenQuery()}`, download: "" }, "Record"),
-    );
-  }
-
-  function tick() {
-    const el = root.querySelector("#clock");
-    if (!el || deadlineAt === null) return;
-    const left = Math.max(0, Math.round((deadlineAt - Date.now()) / 1000));
-    el.textContent = `⏱ ${left}s`;
-  }
-
-  function draw() {
-    if (!view) {
-      root.replaceChildren(
-        conn === "refused"
-          ? h("p", { class: "panel" }, "The server does not know this seat any more. ",
-              h("a", { href: "#/", onclick: () => setTimeout(() => { location.hash = `#/t/${tableId}`; }, 0) }, "Open the table again"))
-          : h("p", {}, "Connecting…"),
-      );
-      return;
-    }
-    const parts = [
-      header(),
-      flash ? h("div", { class: "flash", id: "flash" }, flash) : null,
-      banner(),
-      h("div", { class: "board" }, seatsPanel(), centre(), myHand()),
-      h("div", { class: "side" }, scorePanel(), logPanel()),
-    ];
-    root.replaceChildren(...parts.filter(Boolean));
-    tick();
-  }
-
-  if (!readOnly) ticker = setInterval(tick, 500);
-
-  return {
-    message(msg) {
-      if (msg.type === "state") {
-        const old = view;
-        view = msg.view;
-        if (!old || old.version !== view.version) {
-          selectedBeat = null;
-          hint = null;
-          flash = "";
-        }
-        const d = view.hand?.deadline_s;
-        deadlineAt = d === null || d === undefined ? null : Date.now() + d * 1000;
-        draw();
-      } else if (msg.type === "error") {
-        flash = msg.message;
-        draw();
-      } else if (msg.type === "hint") {
-        hint = msg.move;
-        draw();
-      }
-    },
-    status(s) {
-      conn = s;
-      draw();
-    },
-    stop() {
-      if (ticker) clearInterval(ticker);
-    },
+    setCopied(true);
+    setTimeout(() => setCopied(false), 1500);
   };
+  return html`<div class=${"invite" + (inline ? " inline" : "")} id="invite-panel">
+    <label for="invite-link">${t("table.inviteLabel")}</label>
+    <textarea id="invite-link" readonly rows="2" onFocus=${(e) => e.target.select()}>${invite}</textarea>
+    <button id="copy-invite" onClick=${copy}>${copied ? t("table.copied") : t("table.copy")}</button>
+  </div>`;
+}
+
+function TableHead({ view, tableId, conn, readOnly, tokenQuery }) {
+  const [open, setOpen] = useState(false);
+  const host = view.seats.find((s) => s.kind === "human" && s.taken);
+  const title = view.title || (host ? t("lobby.tableOf", { name: host.name }) : tableId);
+  const waiting = view.seats.some((s) => !s.taken);
+  return html`<div class="table-head">
+    <h1 class="table-title">${title}</h1>
+    ${readOnly ? null : html`<span class=${`tag conn-${conn}`} id="conn">${t(`table.conn.${conn}`)}</span>`}
+    ${view.viewer === null ? html`<span class="tag" id="spectator">${t("table.spectator")}</span>` : null}
+    ${view.hand ? html`<span class="tag">${t("table.handNo", { n: view.hand.number })}</span>` : null}
+    <span class="grow"></span>
+    ${readOnly || waiting ? null : html`<button class="small-btn" id="invite-btn" aria-expanded=${open} onClick=${() => setOpen(!open)}>${t("table.invite")}</button>`}
+    ${readOnly ? null : html`<a class="small-btn" href=${`#/r/${tableId}`}>${t("table.replay")}</a>`}
+    ${readOnly ? null : html`<a class="small-btn" href=${`/api/tables/${tableId}/record${tokenQuery}`} download="">${t("table.record")}</a>`}
+    ${open && !waiting ? html`<${InvitePanel} tableId=${tableId} />` : null}
+  </div>`;
+}
+
+// ---------------------------------------------------------------- motion of a new state
+
+function announceText(prev, view) {
+  // what changed between two views of the same hand, for the live region and the motion
+  const out = { entries: [], outs: [] };
+  if (!prev?.hand || !view.hand || prev.hand.number !== view.hand.number) return out;
+  const before = prev.hand.log_start + prev.hand.log.length;
+  const after = view.hand.log_start + view.hand.log.length;
+  for (let i = Math.max(before, after - 3); i < after; i++) {
+    const e = view.hand.log[i - view.hand.log_start];
+    if (e) out.entries.push(e);
+  }
+  out.outs = view.hand.out_order.filter((s) => !prev.hand.out_order.includes(s));
+  return out;
+}
+
+function useMotion(view, root, readOnly) {
+  const prev = useRef(null);
+  const [announce, setAnnounce] = useState("");
+  useLayoutEffect(() => {
+    const old = prev.current;
+    prev.current = view;
+    if (!old || readOnly || !root.current) return;
+    const { entries, outs } = announceText(old, view);
+    const nm = names(view);
+    const seatBox = (seat) =>
+      seat === view.viewer
+        ? root.current.querySelector("#hand")?.getBoundingClientRect()
+        : root.current.querySelector(`[data-seat="${LETTERS[seat]}"]`)?.getBoundingClientRect();
+    const top = root.current.querySelector("#top-card");
+    const msgs = [];
+    entries.forEach((e, k) => {
+      const w = e.move.split(" ");
+      const from = seatBox(e.seat);
+      if (w[0] === "pickup") {
+        const pile = root.current.querySelector(".pile");
+        sweep(e.picked.length ? e.picked.map(cardSrc) : ["/cards/back.svg"], pile, from);
+        msgs.push(t("announce.pickup", { name: nm[e.seat], count: e.picked.length }));
+        sound("pickup");
+      } else {
+        const last = w[w.length - 1];
+        if (k === entries.length - 1 && top && view.hand.top === last) fly(cardSrc(last), from, top);
+        sound("card");
+      }
+    });
+    for (const s of outs) {
+      msgs.push(s === view.viewer ? t("announce.youOut") : t("announce.out", { name: nm[s] }));
+      sound("out");
+    }
+    const mine = view.hand && !view.hand.result && view.hand.to_act === view.viewer;
+    const wasMine = old.hand && !old.hand.result && old.hand.to_act === old.viewer;
+    if (mine && !wasMine) {
+      msgs.push(t("announce.yourTurn"));
+      sound("turn");
+    }
+    if (msgs.length) setAnnounce(msgs.join(". "));
+  }, [view]);
+  return announce;
+}
+
+// ---------------------------------------------------------------- the table
+
+/** The whole table for one view. `send(msg)` sends a client message; `readOnly`
+ * for replays (no clocks, no actions, no connection state). */
+export function Table({ view, tableId, conn = "connected", send = () => {}, readOnly = false, flash = "", hint = null, clearHint = () => {} }) {
+  const [selectedBeat, setSelectedBeat] = useState(null);
+  const [showPile, setShowPile] = useState(false);
+  const root = useRef(null);
+  const version = view.version;
+  useEffect(() => setSelectedBeat(null), [version]);
+  const announce = useMotion(view, root, readOnly);
+  const hand = view.hand;
+  const myTurn = !readOnly && hand && hand.to_act === view.viewer && !hand.result && view.viewer !== null;
+  const token = view.viewer !== null ? store.token(tableId) : null;
+  const tokenQuery = token ? `?token=${encodeURIComponent(token)}` : "";
+
+  const play = (move) => {
+    setSelectedBeat(null);
+    clearHint();
+    send({ type: "move", move, version });
+  };
+  const onCard = (card) => {
+    if (!myTurn) return;
+    const act = clickAction(card, hand.legal, selectedBeat);
+    if (!act) return;
+    if (act.send) play(act.send);
+    else setSelectedBeat(act.select);
+  };
+
+  // keyboard play: arrows move between cards, Enter/Space play (native buttons),
+  // P picks up, H asks for a hint, Escape cancels the first card of a two-card turn
+  useEffect(() => {
+    if (readOnly) return;
+    const onKey = (ev) => {
+      if (ev.target.closest?.("input, textarea, select")) return;
+      const cards = [...(root.current?.querySelectorAll("#hand .card") || [])];
+      const live = cards.filter((c) => c.getAttribute("aria-disabled") !== "true");
+      const at = cards.indexOf(document.activeElement);
+      if (ev.key === "ArrowRight" || ev.key === "ArrowLeft") {
+        if (!cards.length) return;
+        ev.preventDefault();
+        const pool = live.length ? live : cards;
+        let i = pool.indexOf(document.activeElement);
+        if (i < 0) i = at < 0 ? (ev.key === "ArrowRight" ? -1 : pool.length) : pool.findIndex((c) => cards.indexOf(c) > at) - (ev.key === "ArrowRight" ? 1 : 0);
+        const next = pool[(i + (ev.key === "ArrowRight" ? 1 : -1) + pool.length) % pool.length];
+        next?.focus();
+      } else if ((ev.key === "p" || ev.key === "P") && myTurn) {
+        root.current?.querySelector("#pickup-btn")?.click();
+      } else if ((ev.key === "h" || ev.key === "H") && myTurn) {
+        root.current?.querySelector("#hint-btn")?.click();
+      } else if (ev.key === "Escape" && selectedBeat) {
+        setSelectedBeat(null);
+      }
+    };
+    document.addEventListener("keydown", onKey);
+    return () => document.removeEventListener("keydown", onKey);
+  }, [readOnly, myTurn, selectedBeat, version]);
+
+  // after a beat is chosen, keep the keyboard in the hand on the first card to lead
+  useEffect(() => {
+    const active = document.activeElement;
+    if (!root.current || !active?.closest?.("#hand")) return;
+    const first = root.current.querySelector("#hand .card.legal:not(.selected)") || root.current.querySelector("#hand .card.legal");
+    if (first && active.getAttribute("aria-disabled") === "true") first.focus();
+    else if (first && !active.isConnected) first.focus();
+  });
+
+  const clock =
+    hand && hand.deadline_s !== null && hand.deadline_s !== undefined && !readOnly
+      ? html`<${Clock} deadlineAt=${view._receivedAt + hand.deadline_s * 1000} total=${view.turn_timer_s || view.grace_s} />`
+      : null;
+  const places = seatPlaces(view.seats.length, view.viewer);
+  const waiting = view.seats.some((s) => !s.taken);
+  const me = view.viewer !== null ? view.seats[view.viewer] : null;
+  return html`<div class="table-page" id="table" ref=${root} data-players=${view.seats.length}>
+    <${TableHead} view=${view} tableId=${tableId} conn=${conn} readOnly=${readOnly} tokenQuery=${tokenQuery} />
+    ${flash ? html`<div class="flash" id="flash" role="alert">${flash}</div>` : null}
+    <div class="felt" role="region" aria-label=${t("table.label")}>
+      ${places
+        .filter((p) => p.place !== "bottom" || view.viewer === null)
+        .map((p) => html`<${Seat} view=${view} seat=${p.seat} place=${p.place} clock=${clock} />`)}
+      <div class="centre">
+        <${Status} view=${view} readOnly=${readOnly} selectedBeat=${selectedBeat} />
+        ${hand ? html`<${Pile} view=${view} readOnly=${readOnly} showPile=${showPile} setShowPile=${setShowPile} />` : null}
+        ${waiting && !readOnly ? html`<${InvitePanel} tableId=${tableId} inline=${true} />` : null}
+      </div>
+      <${Banner} view=${view} tableId=${tableId} readOnly=${readOnly} tokenQuery=${tokenQuery} />
+      ${me && hand
+        ? html`<div class=${"me" + (myTurn ? " to-act" : "")} data-seat=${me.letter}>
+            <div class="me-head">
+              <strong class="seat-name">${t("table.youName", { name: me.name })}</strong>
+              <span class="small">${t("table.ownSuits")}</span> <${Suits} suits=${me.suits} />
+              ${myTurn && clock}
+              ${me.standin ? html`<span class="tag warn">${t("table.standinYou")}</span>` : null}
+            </div>
+            <${Actions} view=${view} readOnly=${readOnly} selectedBeat=${selectedBeat} cancel=${() => setSelectedBeat(null)} send=${play} hint=${hint} askHint=${() => send({ type: "hint" })} />
+            <${Hand} view=${view} readOnly=${readOnly} selectedBeat=${selectedBeat} onCard=${onCard} hint=${hint} />
+          </div>`
+        : null}
+    </div>
+    <div class="side">
+      <${Score} view=${view} />
+      <${Log} view=${view} />
+      ${readOnly ? null : html`<p class="small keys">${t("table.keys")}</p>`}
+    </div>
+    <div class="sr-only" aria-live="polite" id="announce">${announce}</div>
+  </div>`;
 }

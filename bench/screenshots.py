@@ -1,0 +1,142 @@
+"""Screenshots of the web game's main views for docs/web.md.
+
+Starts the server on a temporary SQLite database (fixed seed, so the deal is
+the same every run), drives Debian's chromium through Playwright and writes
+PNGs of the lobby, the table on your turn, the two-card turn's second step,
+the end of a hand and the replay, at 1280x800 and 390x844, in English and
+Russian::
+
+    .venv/bin/python bench/screenshots.py            # writes docs/img/*.png
+    .venv/bin/python bench/screenshots.py --out DIR --lang en
+
+It takes about a minute.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from svoi_kozyri.server.process import ServerProcess
+
+SIZES = {"desktop": (1280, 800), "phone": (390, 844)}
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+
+
+def _wait_my_turn(page: Any, timeout: float = 30_000) -> bool:
+    page.wait_for_selector("#status.mine, #hand-over, #session-over", timeout=timeout)
+    return page.locator("#status.mine").count() > 0 and page.locator("#hand-over").count() == 0
+
+
+def _take_turn(page: Any, prefer_pickup: bool = False) -> None:
+    before = page.evaluate("document.querySelectorAll('#log li').length")
+    legal = page.locator("#hand .card.legal")
+    if prefer_pickup and page.locator("#pickup-btn").count():
+        page.click("#pickup-btn")
+    elif legal.count():
+        legal.first.click()
+        if page.locator("#hand .card.selected").count():
+            page.locator("#hand .card.legal:not(.selected)").first.click()
+    else:
+        page.click("#pickup-btn")
+    page.wait_for_function(
+        f"document.querySelectorAll('#log li').length > {before}"
+        " || document.querySelector('#hand-over, #session-over')"
+    )
+
+
+def shoot(base: str, out: Path, lang: str, size: str, browser: Any) -> list[Path]:
+    w, h = SIZES[size]
+    ctx = browser.new_context(
+        viewport={"width": w, "height": h},
+        locale=lang,
+        reduced_motion="reduce",
+        device_scale_factor=1,
+    )
+    ctx.add_init_script(f"localStorage.setItem('sk.lang', '{lang}')")
+    page = ctx.new_page()
+    files = []
+
+    def snap(name: str) -> None:
+        path = out / f"{name}-{size}-{lang}.png"
+        page.screenshot(path=str(path))
+        files.append(path)
+
+    page.goto(base + "/")
+    page.wait_for_selector("#play-now")
+    page.fill("#player-name", "Anna" if lang != "ru" else "Аня")
+    page.wait_for_timeout(300)
+    snap("lobby")
+    # a table against three bots, bots instant, so the shots come quickly
+    page.click("#new-table summary")
+    page.select_option("#bot_delay", "0")
+    page.fill("#length", "1")
+    page.click("#create-btn")
+    page.wait_for_selector("#table")
+    _wait_my_turn(page)
+    page.wait_for_timeout(300)
+    snap("table")
+    # find a turn where a beat is possible, to show step 2 of the two-card turn
+    for _ in range(60):
+        if not _wait_my_turn(page):
+            break
+        beat = page.locator("#hand .card[data-beat='1']")
+        if beat.count():
+            beat.first.click()
+            page.wait_for_timeout(200)
+            snap("two-step")
+            page.locator("#hand .card.legal:not(.selected)").first.click()
+            break
+        _take_turn(page)
+    while _wait_my_turn(page, 60_000):
+        _take_turn(page)
+    page.wait_for_selector("#hand-over, #session-over")
+    page.wait_for_timeout(300)
+    snap("hand-over")
+    table_id = page.url.split("#/t/")[1]
+    page.goto(f"{base}/#/r/{table_id}")
+    page.wait_for_selector("#replay-step")
+    page.click("#replay-first")
+    for _ in range(6):
+        page.click("#replay-next")
+    page.wait_for_timeout(200)
+    snap("replay")
+    ctx.close()
+    return files
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", type=Path, default=Path(__file__).parent.parent / "docs" / "img")
+    ap.add_argument("--lang", action="append", help="en, ru, ... (default: en and ru)")
+    ap.add_argument("--size", action="append", choices=sorted(SIZES))
+    args = ap.parse_args(argv)
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        print("needs Debian's chromium (apt-get install chromium)", file=sys.stderr)
+        return 1
+    from playwright.sync_api import sync_playwright
+
+    args.out.mkdir(parents=True, exist_ok=True)
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        ServerProcess(
+            f"sqlite:///{tmp}/shots.db", seed=7, log_path=Path(tmp) / "server.log"
+        ) as srv,
+        sync_playwright() as p,
+    ):
+        browser = p.chromium.launch(executable_path=chromium, args=ARGS)
+        for lang in args.lang or ["en", "ru"]:
+            for size in args.size or sorted(SIZES):
+                for f in shoot(srv.base, args.out, lang, size, browser):
+                    print(f)
+        browser.close()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

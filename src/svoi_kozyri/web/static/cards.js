@@ -1,0 +1,141 @@
+// Pure helpers of the table: cards, legal moves, seat layout, move and result
+// texts.  No DOM and no globals, so the Node unit tests (tests/js) run them;
+// texts go through the `t` function passed in.
+
+export const SUITS = "SHDC";
+export const SUIT_SYMBOLS = { S: "♠", H: "♥", D: "♦", C: "♣" };
+export const RANKS = ["5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"];
+export const LETTERS = "ABCD";
+
+export const rankOf = (card) => card.slice(0, -1);
+export const suitOf = (card) => card.slice(-1);
+export const isRed = (card) => "HD".includes(suitOf(card));
+
+/** "Q♠": the short form used inside sentences. */
+export function shortName(card) {
+  return rankOf(card) + SUIT_SYMBOLS[suitOf(card)];
+}
+
+/** "queen of spades" (in the current language), for screen readers. */
+export function cardName(card, t) {
+  return t("card.name", { rank: t(`card.rank.${rankOf(card)}`), suit: t(`card.suit.${suitOf(card)}`) });
+}
+
+/** The viewer's legal moves split for clicking: free leads, beats (with the
+ * leads each allows, "" for a beat that is the last card) and whether a pickup is legal. */
+export function parseLegal(legal) {
+  const leads = new Set();
+  const beats = new Map();
+  let pickup = false;
+  for (const m of legal || []) {
+    const w = m.split(" ");
+    if (w[0] === "pickup") pickup = true;
+    else if (w[0] === "lead" && w.length === 2) leads.add(w[1]);
+    else if (w[0] === "beat") {
+      if (!beats.has(w[1])) beats.set(w[1], new Set());
+      beats.get(w[1]).add(w.length === 4 ? w[3] : "");
+    }
+  }
+  return { leads, beats, pickup };
+}
+
+/** What a click on `card` means given the legal moves and the beat chosen so far:
+ * {send: move} to play, {select: card} to start a two-card turn, {select: null}
+ * to cancel it, or null when the card cannot be played now. */
+export function clickAction(card, legal, selectedBeat) {
+  const { leads, beats } = parseLegal(legal);
+  if (selectedBeat) {
+    if (card === selectedBeat) return { select: null };
+    if (beats.get(selectedBeat)?.has(card)) return { send: `beat ${selectedBeat} lead ${card}` };
+    return null;
+  }
+  if (leads.has(card)) return { send: `lead ${card}` };
+  if (beats.has(card)) {
+    const set = beats.get(card);
+    if (set.size === 1 && set.has("")) return { send: `beat ${card}` };
+    return { select: card };
+  }
+  return null;
+}
+
+/** The cards that can be clicked now. */
+export function playableCards(legal, selectedBeat) {
+  const { leads, beats } = parseLegal(legal);
+  if (selectedBeat) return new Set([...(beats.get(selectedBeat) || [])].filter(Boolean));
+  return new Set([...leads, ...beats.keys()]);
+}
+
+/** The hand in display order: own trump suits together at the right end (so the
+ * strongest cards are in one place), other suits grouped, low to high inside a suit. */
+export function sortHand(cards, ownSuits) {
+  const own = [...(ownSuits || "")];
+  const suitKey = (s) => (own.includes(s) ? 10 + own.indexOf(s) : SUITS.indexOf(s));
+  return [...cards].sort(
+    (a, b) => suitKey(suitOf(a)) - suitKey(suitOf(b)) || RANKS.indexOf(rankOf(a)) - RANKS.indexOf(rankOf(b)),
+  );
+}
+
+/** Where each seat sits around the table: the viewer (or seat 0 for a spectator)
+ * at the bottom, the others in play order going clockwise (left, top, right). */
+export function seatPlaces(n, viewer) {
+  const bottom = viewer === null || viewer === undefined ? 0 : viewer;
+  const ring = { 2: ["bottom", "top"], 3: ["bottom", "left", "right"], 4: ["bottom", "left", "top", "right"] }[n];
+  return Array.from({ length: n }, (_, k) => ({ seat: (bottom + k) % n, place: ring[k] }));
+}
+
+/** The cards a refusal takes now: the top `count` cards of the visible pile. */
+export function pickupCards(pile, count) {
+  if (!count || !pile?.length) return [];
+  return pile.slice(-Math.min(count, pile.length));
+}
+
+/** A seat's display name: "you" for the viewer, the bot level for a bot. */
+export function seatDisplayName(seat, viewer, t) {
+  if (seat.kind === "bot") return t("table.botSeat", { letter: seat.letter });
+  if (!seat.taken) return t("table.freeSeat");
+  return seat.seat === viewer ? t("table.youName", { name: seat.name }) : seat.name;
+}
+
+/** A bot's level or name as shown ("medium", "средний"); unknown names as they are. */
+export function botName(bot, t) {
+  const key = `bot.${bot}`;
+  const text = t(key);
+  return text === key ? bot || "bot" : text;
+}
+
+/** One log entry as a sentence: "B beats with Q♠, leads 6♦". */
+export function describeMove(entry, who, t) {
+  const w = entry.move.split(" ");
+  let text;
+  if (w[0] === "lead") text = t("log.lead", { who, card: shortName(w[1]) });
+  else if (w[0] === "beat" && w.length === 4) text = t("log.beatLead", { who, beat: shortName(w[1]), lead: shortName(w[3]) });
+  else if (w[0] === "beat") text = t("log.beatOut", { who, beat: shortName(w[1]) });
+  else
+    text = t("log.pickup", {
+      who,
+      count: entry.picked.length,
+      cards: entry.picked.map(shortName).join(" "),
+    });
+  if (entry.by && entry.by !== "player" && entry.by !== "bot") text += ` (${t(`log.by.${entry.by}`)})`;
+  return text;
+}
+
+/** The result of a hand from the viewer's side: "You lose", "Ann loses", "Draw…". */
+export function resultText(result, names, viewer, t) {
+  if (!result) return "";
+  if (result.loser === null || result.loser === undefined) {
+    return t(
+      { last_card: "result.drawLastCard", repetition: "result.drawRepetition", action_cap: "result.drawCap" }[result.reason] ||
+        "result.draw",
+    );
+  }
+  if (result.loser === viewer) return t("result.youLose");
+  return t(result.reason === "action_cap" ? "result.losesCap" : "result.loses", { name: names[result.loser] });
+}
+
+/** The order in which seats went out, then the one(s) still holding cards. */
+export function outOrder(hand, n) {
+  const order = [...(hand?.out_order || [])];
+  const rest = Array.from({ length: n }, (_, i) => i).filter((i) => !order.includes(i));
+  return { order, rest };
+}

@@ -1,0 +1,247 @@
+// The first screen: a name, "Play now" against bots in one click, the open
+// tables, and the full table form folded away.  The rules options, their
+// allowed values and defaults come from the server (GET /api/rules-options,
+// built from svoi_kozyri.core.rules); only their labels live in the catalogues.
+import { api } from "./api.js";
+import { botName } from "./cards.js";
+import { html, useEffect, useState } from "./html.js";
+import { t } from "./i18n.js";
+import { store } from "./store.js";
+
+/** Options shown in the form's first part, then the ones under "More rules". */
+const MAIN_RULES = ["variant", "pickup_rule", "fixed_pickup_count", "suit_assignment", "draw_rule", "pile_visibility"];
+const MORE_RULES = ["after_pickup", "equal_rank_beats", "free_lead_after_defence_out", "own_suits_cross_beat", "trumps_per_player_2p", "reassign_each_hand"];
+const SPEEDS = [["0", "instant"], ["0.3", "fast"], ["0.8", "normal"], ["1.5", "slow"]];
+const TIMERS = ["", "30", "60", "120"];
+
+export function NameField({ value, onInput }) {
+  return html`<label class="field" for="player-name">${t("lobby.name")}
+    <input id="player-name" value=${value} maxlength="24" placeholder=${t("lobby.namePlaceholder")} autocomplete="nickname"
+      onInput=${(e) => onInput(e.target.value)} onChange=${(e) => store.setName(e.target.value.trim())} />
+  </label>`;
+}
+
+function optionLabel(name, value) {
+  if (typeof value === "boolean") return t(value ? "form.yes" : "form.no");
+  const key = `rule.${name}.${value}`;
+  const text = t(key);
+  return text === key ? String(value) : text;
+}
+
+function defaultFor(spec, variant) {
+  return variant === "besicovitch" ? spec.besicovitch_default : spec.default;
+}
+
+function RuleField({ spec, value, variant, onChange }) {
+  const id = `rule-${spec.name}`;
+  const label = t(`rule.${spec.name}`);
+  const def = defaultFor(spec, variant);
+  if (spec.type === "choice" || spec.type === "bool") {
+    const values = spec.type === "bool" ? [true, false] : spec.choices;
+    return html`<label class="field" for=${id}>${label}
+      <select id=${id} onChange=${(e) => onChange(values[Number(e.target.value)])}>
+        ${values.map((v, i) => html`<option value=${i} selected=${v === value}>${v === def ? t("rule.default", { value: optionLabel(spec.name, v) }) : optionLabel(spec.name, v)}</option>`)}
+      </select></label>`;
+  }
+  return html`<label class="field" for=${id}>${label}
+    <input id=${id} type="number" min=${spec.min} max="36" value=${value ?? def} onInput=${(e) => onChange(Number(e.target.value))} /></label>`;
+}
+
+function TableForm({ bots, options, name, onCreate }) {
+  const saved = store.settings();
+  const [players, setPlayers] = useState(saved.players || 4);
+  const [seats, setSeats] = useState(saved.seats || {});
+  const [rules, setRules] = useState(saved.rules || {});
+  const [title, setTitle] = useState("");
+  const [length, setLength] = useState(saved.length || 5);
+  const [timer, setTimer] = useState(saved.timer ?? "");
+  const [delay, setDelay] = useState(saved.delay ?? "0.8");
+  const [listed, setListed] = useState(saved.listed ?? true);
+  const [error, setError] = useState("");
+  const byName = Object.fromEntries(options.map((o) => [o.name, o]));
+  const variant = rules.variant || "standard";
+  const value = (n) => (n in rules ? rules[n] : defaultFor(byName[n], variant));
+  const setRule = (n, v) => {
+    const next = { ...rules, [n]: v };
+    if (n === "variant") {
+      // the variant changes other defaults: start again from them
+      for (const k of Object.keys(next)) if (k !== "variant" && k !== "session_mode") delete next[k];
+      if (v === "besicovitch") setPlayers(2);
+    }
+    setRules(next);
+  };
+  const n = variant === "besicovitch" ? 2 : players;
+  const seatValue = (i) => seats[i] || (i === 0 ? "human" : `bot:${bots.default}`);
+
+  const visible = (list) =>
+    list
+      .filter((k) => byName[k])
+      .filter((k) => !(byName[k].besicovitch_only && variant !== "besicovitch"))
+      .filter((k) => k !== "fixed_pickup_count" || value("pickup_rule") === "fixed")
+      .filter((k) => k !== "trumps_per_player_2p" || (n === 2 && variant !== "besicovitch"))
+      .filter((k) => k !== "own_suits_cross_beat" || n === 2);
+
+  const submit = async (ev) => {
+    ev.preventDefault();
+    const who = name.trim();
+    if (!who) return setError(t("lobby.nameNeeded"));
+    store.setName(who);
+    const out = {};
+    for (const k of [...visible(MAIN_RULES), ...visible(MORE_RULES)]) {
+      const v = value(k);
+      if (v !== defaultFor(byName[k], variant)) out[k] = v;
+    }
+    if (variant === "besicovitch") out.variant = "besicovitch";
+    else if (n !== 4) out.num_players = n;
+    const mode = rules.session_mode || "losses";
+    if (mode !== "losses") out.session_mode = mode;
+    out[mode === "losses" ? "loss_limit" : "points_target"] = Number(length);
+    delete out.num_players; // the number of seats is the number of players
+    const config = {
+      title: title.trim(),
+      seats: Array.from({ length: n }, (_, i) => {
+        const s = seatValue(i);
+        return s === "human" ? { kind: "human" } : { kind: "bot", bot: s.slice(4) };
+      }),
+      rules: out,
+      bot_delay_s: Number(delay),
+      listed,
+    };
+    if (timer) config.turn_timer_s = Number(timer);
+    store.setSettings({ players: n, seats, rules, length, timer, delay, listed });
+    try {
+      await onCreate(who, config);
+    } catch (e) {
+      setError(e.message);
+    }
+  };
+
+  const seatOptions = (i) => {
+    if (i === 0) return [["human", t("lobby.seatYou")]];
+    return [["human", t("lobby.seatHuman")], ...bots.bots.map((b) => [`bot:${b}`, t("lobby.seatBot", { bot: botName(b, t) })])];
+  };
+  return html`<form id="create-form" onSubmit=${submit}>
+    <label class="field" for="title">${t("lobby.title")}
+      <input id="title" maxlength="40" placeholder=${t("lobby.titlePlaceholder")} value=${title} onInput=${(e) => setTitle(e.target.value)} /></label>
+    <label class="field" for="players">${t("lobby.players")}
+      <select id="players" disabled=${variant === "besicovitch"} onChange=${(e) => setPlayers(Number(e.target.value))}>
+        ${[2, 3, 4].map((k) => html`<option value=${k} selected=${k === n}>${t("lobby.playersN", { count: k })}</option>`)}
+      </select></label>
+    <fieldset class="seat-config"><legend>${t("lobby.seats")}</legend>
+      ${Array.from({ length: n }, (_, i) => html`<label class="field" for=${`seat-${i}`}>${t("lobby.seat", { letter: "ABCD"[i] })}
+        <select id=${`seat-${i}`} onChange=${(e) => setSeats({ ...seats, [i]: e.target.value })}>
+          ${seatOptions(i).map(([v, label]) => html`<option value=${v} selected=${v === seatValue(i)}>${label}</option>`)}
+        </select></label>`)}
+    </fieldset>
+    <fieldset><legend>${t("lobby.rules")}</legend>
+      ${visible(MAIN_RULES).map((k) => html`<${RuleField} spec=${byName[k]} value=${value(k)} variant=${variant} onChange=${(v) => setRule(k, v)} />`)}
+      <details><summary>${t("lobby.moreRules")}</summary>
+        ${visible(MORE_RULES).map((k) => html`<${RuleField} spec=${byName[k]} value=${value(k)} variant=${variant} onChange=${(v) => setRule(k, v)} />`)}
+      </details>
+    </fieldset>
+    <fieldset><legend>${t("lobby.session")}</legend>
+      ${byName.session_mode ? html`<${RuleField} spec=${byName.session_mode} value=${rules.session_mode || "losses"} variant=${variant} onChange=${(v) => setRules({ ...rules, session_mode: v })} />` : null}
+      <label class="field" for="length">${t((rules.session_mode || "losses") === "losses" ? "rule.loss_limit" : "rule.points_target")}
+        <input id="length" type="number" min="1" max="50" value=${length} onInput=${(e) => setLength(e.target.value)} /></label>
+      <label class="field" for="turn_timer">${t("lobby.timer")}
+        <select id="turn_timer" onChange=${(e) => setTimer(e.target.value)}>
+          ${TIMERS.map((v) => html`<option value=${v} selected=${v === String(timer)}>${v ? t("lobby.seconds", { count: Number(v) }) : t("lobby.timerNone")}</option>`)}
+        </select></label>
+      <label class="field" for="bot_delay">${t("lobby.botSpeed")}
+        <select id="bot_delay" onChange=${(e) => setDelay(e.target.value)}>
+          ${SPEEDS.map(([v, k]) => html`<option value=${v} selected=${v === String(delay)}>${t(`lobby.speed.${k}`)}</option>`)}
+        </select></label>
+      <label class="check" for="listed"><input id="listed" type="checkbox" checked=${listed} onChange=${(e) => setListed(e.target.checked)} /> ${t("lobby.listed")}</label>
+    </fieldset>
+    ${error ? html`<p class="error" id="create-error" role="alert">${error}</p>` : null}
+    <button type="submit" id="create-btn" class="primary">${t("lobby.create")}</button>
+  </form>`;
+}
+
+function TableList({ tables }) {
+  if (tables === null) return html`<p>${t("lobby.loadingTables")}</p>`;
+  if (typeof tables === "string") return html`<p class="error">${t("lobby.cannotLoad", { message: tables })}</p>`;
+  if (!tables.length) return html`<p class="muted">${t("lobby.noTables")}</p>`;
+  return html`<ul class="lobby-list" id="lobby-list">
+    ${tables.map((e) => {
+      const title = e.named ? e.title : e.host ? t("lobby.tableOf", { name: e.host }) : e.title;
+      return html`<li class="lobby-entry" data-table=${e.table_id}>
+        <div><strong>${title}</strong>
+          <span class="muted small"> · ${t("lobby.playersN", { count: e.players })}${e.bots ? ` · ${t("lobby.vsBots")}` : ""} · ${t(`lobby.status.${e.status}`)}</span></div>
+        <div class="row">
+          ${e.free_seats > 0 ? html`<a class="button primary" href=${`#/t/${e.table_id}`}>${t("lobby.join", { count: e.free_seats })}</a>` : null}
+          <a class="button" href=${`#/t/${e.table_id}?watch`}>${t("lobby.watch")}</a>
+        </div>
+      </li>`;
+    })}
+  </ul>`;
+}
+
+export function Lobby() {
+  const [name, setName] = useState(store.name());
+  const [bots, setBots] = useState({ bots: ["random"], default: "random" });
+  const [options, setOptions] = useState(null);
+  const [tables, setTables] = useState(null);
+  const [error, setError] = useState("");
+  const [busy, setBusy] = useState(false);
+  useEffect(() => {
+    api.bots().then(setBots).catch(() => {});
+    api.rulesOptions().then((d) => setOptions(d.options)).catch(() => setOptions([]));
+    const refresh = () =>
+      api
+        .lobby()
+        .then(setTables)
+        .catch((e) => setTables(e.message));
+    refresh();
+    const id = setInterval(refresh, 4000);
+    return () => clearInterval(id);
+  }, []);
+
+  const create = async (who, config) => {
+    const grant = await api.create(who, config);
+    store.setToken(grant.table_id, grant.token);
+    location.hash = `#/t/${grant.table_id}`;
+  };
+  const lossDefault = options?.find((o) => o.name === "loss_limit")?.default ?? 5;
+  const playNow = async () => {
+    // one click: the remembered name (or a guest name), three bots of the default level
+    const who = name.trim() || t("lobby.guest");
+    store.setName(who);
+    setBusy(true);
+    try {
+      await create(who, {
+        title: "",
+        seats: [{ kind: "human" }, ...Array.from({ length: 3 }, () => ({ kind: "bot", bot: bots.default }))],
+        rules: {},
+        bot_delay_s: 0.8,
+        listed: false,
+      });
+    } catch (e) {
+      setError(e.message);
+      setBusy(false);
+    }
+  };
+
+  return html`<div class="lobby">
+    <section class="panel hero">
+      <h1>${t("lobby.welcome")}</h1>
+      <p>${t("lobby.intro")}</p>
+      <div class="hero-row">
+        <${NameField} value=${name} onInput=${setName} />
+        <button class="primary big" id="play-now" disabled=${busy} onClick=${playNow}>${t("lobby.playNow")}</button>
+      </div>
+      <p class="small muted">${t("lobby.playNowHint", { bot: botName(bots.default, t), count: lossDefault })}</p>
+      ${error ? html`<p class="error" role="alert">${error}</p>` : null}
+    </section>
+    <section class="panel">
+      <h2>${t("lobby.openTables")}</h2>
+      <${TableList} tables=${tables} />
+    </section>
+    <section class="panel">
+      <details id="new-table">
+        <summary><h2>${t("lobby.newTable")}</h2></summary>
+        ${options ? html`<${TableForm} bots=${bots} options=${options} name=${name} onCreate=${create} />` : html`<p>${t("app.loading")}</p>`}
+      </details>
+    </section>
+  </div>`;
+}

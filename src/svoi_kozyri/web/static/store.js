@@ -1,0 +1,39 @@
+// The one place where the browser keeps things: the seat tokens (a seat belongs
+// to its secret token, see docs/protocol.md), the player's name, the last table
+// settings and the sound choice.  localStorage can be missing or full (private
+// windows): then nothing is remembered, and nothing breaks.
+
+function get(key) {
+  try {
+    return localStorage.getItem(key);
+  } catch {
+    return null;
+  }
+}
+
+function put(key, value) {
+  try {
+    if (value === null || value === undefined) localStorage.removeItem(key);
+    else localStorage.setItem(key, value);
+  } catch {
+    /* not remembered */
+  }
+}
+
+export const store = {
+  token: (tableId) => get(`sk.token.${tableId}`),
+  setToken: (tableId, token) => put(`sk.token.${tableId}`, token),
+  forgetToken: (tableId) => put(`sk.token.${tableId}`, null),
+  name: () => get("sk.name") || "",
+  setName: (name) => put("sk.name", name),
+  settings() {
+    try {
+      return JSON.parse(get("sk.settings") || "{}") || {};
+    } catch {
+      return {};
+    }
+  },
+  setSettings: (obj) => put("sk.settings", JSON.stringify(obj)),
+  sound: () => get("sk.sound") === "on",
+  setSound: (on) => put("sk.sound", on ? "on" : "off"),
+};

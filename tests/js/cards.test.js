@@ -1,0 +1,108 @@
+// Unit tests of the table's pure helpers (cards.js).
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import {
+  cardName,
+  clickAction,
+  describeMove,
+  outOrder,
+  parseLegal,
+  pickupCards,
+  playableCards,
+  resultText,
+  seatDisplayName,
+  seatPlaces,
+  shortName,
+  sortHand,
+} from "../../src/svoi_kozyri/web/static/cards.js";
+
+const EN = {
+  "card.name": "{rank} of {suit}",
+  "card.rank.Q": "queen",
+  "card.suit.S": "spades",
+  "log.lead": "{who} leads {card}",
+  "log.beatLead": "{who} beats with {beat}, leads {lead}",
+  "log.beatOut": "{who} beats with {beat}, the last card",
+  "log.pickup": "{who} picks up {count}: {cards}",
+  "log.by.timer": "on the timer",
+  "result.youLose": "You lose",
+  "result.loses": "{name} loses",
+  "result.draw": "Draw",
+  "result.drawLastCard": "Draw: the last card beats the lead",
+  "table.youName": "{name} (you)",
+  "table.botSeat": "Bot {letter}",
+  "table.freeSeat": "free seat",
+};
+const t = (key, p = {}) => (key in EN ? EN[key].replace(/\{(\w+)\}/g, (_, k) => p[k]) : key);
+
+const LEGAL = ["pickup", "beat 10H lead QS", "beat 10H lead 6D", "beat QS lead 6D", "beat AH"];
+
+test("legal moves split into leads, beats with their leads, and pickup", () => {
+  const { leads, beats, pickup } = parseLegal(LEGAL);
+  assert.equal(pickup, true);
+  assert.equal(leads.size, 0);
+  assert.deepEqual([...beats.get("10H")], ["QS", "6D"]);
+  assert.deepEqual([...beats.get("AH")], [""]);
+  assert.deepEqual([...parseLegal(["lead 7S", "lead 8H"]).leads], ["7S", "8H"]);
+});
+
+test("a click leads, starts a two-card turn, finishes it or cancels it", () => {
+  assert.deepEqual(clickAction("7S", ["lead 7S"], null), { send: "lead 7S" });
+  assert.deepEqual(clickAction("10H", LEGAL, null), { select: "10H" });
+  assert.deepEqual(clickAction("QS", LEGAL, "10H"), { send: "beat 10H lead QS" });
+  assert.deepEqual(clickAction("10H", LEGAL, "10H"), { select: null });
+  assert.equal(clickAction("AH", LEGAL, "10H"), null); // not a lead after 10H
+  assert.deepEqual(clickAction("AH", LEGAL, null), { send: "beat AH" }); // the last card
+  assert.equal(clickAction("9C", LEGAL, null), null);
+});
+
+test("the playable cards follow the step of the turn", () => {
+  assert.deepEqual([...playableCards(LEGAL, null)].sort(), ["10H", "AH", "QS"]);
+  assert.deepEqual([...playableCards(LEGAL, "10H")].sort(), ["6D", "QS"]);
+});
+
+test("the hand is sorted with the own trump suits together at the end", () => {
+  assert.deepEqual(sortHand(["AS", "6H", "10C", "7S", "QH", "5D"], "S"), ["6H", "QH", "5D", "10C", "7S", "AS"]);
+  assert.deepEqual(sortHand(["AS", "6H", "7C", "KD"], "HD"), ["AS", "7C", "6H", "KD"]);
+});
+
+test("seats sit in play order around the table with the viewer at the bottom", () => {
+  assert.deepEqual(seatPlaces(4, 2), [
+    { seat: 2, place: "bottom" },
+    { seat: 3, place: "left" },
+    { seat: 0, place: "top" },
+    { seat: 1, place: "right" },
+  ]);
+  assert.deepEqual(seatPlaces(2, 1).map((p) => p.place), ["bottom", "top"]);
+  assert.deepEqual(seatPlaces(3, null).map((p) => p.seat), [0, 1, 2]);
+});
+
+test("a pickup takes the top cards of the pile", () => {
+  assert.deepEqual(pickupCards(["6D", "8H", "QS", "9D"], 3), ["8H", "QS", "9D"]);
+  assert.deepEqual(pickupCards(["6D", "8H"], 5), ["6D", "8H"]);
+  assert.deepEqual(pickupCards([], 3), []);
+});
+
+test("moves and results read as sentences, with 'you' for the viewer", () => {
+  assert.equal(shortName("10H"), "10♥");
+  assert.equal(cardName("QS", t), "queen of spades");
+  assert.equal(describeMove({ move: "beat 10H lead QS", picked: [], by: "player" }, "B", t), "B beats with 10♥, leads Q♠");
+  assert.equal(describeMove({ move: "lead 6D", picked: [], by: "timer" }, "A", t), "A leads 6♦ (on the timer)");
+  assert.equal(describeMove({ move: "beat AH", picked: [], by: "bot" }, "C", t), "C beats with A♥, the last card");
+  assert.equal(describeMove({ move: "pickup", picked: ["9D", "QS"], by: "player" }, "D", t), "D picks up 2: 9♦ Q♠");
+  const names = ["Ann (you)", "Bob"];
+  assert.equal(resultText({ loser: 0, reason: "out" }, names, 0, t), "You lose");
+  assert.equal(resultText({ loser: 1, reason: "out" }, names, 0, t), "Bob loses");
+  assert.equal(resultText({ loser: null, reason: "last_card" }, names, 0, t), "Draw: the last card beats the lead");
+  const seat = { seat: 0, letter: "A", kind: "human", taken: true, name: "Ann" };
+  assert.equal(seatDisplayName(seat, 0, t), "Ann (you)");
+  assert.equal(seatDisplayName(seat, null, t), "Ann");
+  assert.equal(seatDisplayName({ ...seat, kind: "bot", bot: "medium" }, 0, t), "Bot A");
+  assert.equal(seatDisplayName({ ...seat, taken: false }, 1, t), "free seat");
+});
+
+test("the order of going out lists who still holds cards last", () => {
+  assert.deepEqual(outOrder({ out_order: [2, 0, 3] }, 4), { order: [2, 0, 3], rest: [1] });
+  assert.deepEqual(outOrder(null, 2), { order: [], rest: [0, 1] });
+});

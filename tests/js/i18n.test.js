@@ -1,0 +1,87 @@
+// Unit tests of the message catalogues and i18n.js (node --test tests/js/).
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { test } from "node:test";
+
+import { LANGUAGES, format, pickLanguage, pluralKey, translate } from "../../src/svoi_kozyri/web/static/i18n.js";
+
+const dir = new URL("../../src/svoi_kozyri/web/static/i18n/", import.meta.url);
+const catalogues = Object.fromEntries(LANGUAGES.map((l) => [l, JSON.parse(readFileSync(new URL(`${l}.json`, dir), "utf8"))]));
+const PLURAL = /\.(zero|one|two|few|many|other)$/;
+const base = (key) => key.replace(PLURAL, "");
+const params = (text) => new Set([...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]));
+// keys owned by the tutorial, analysis and rules pages are checked by their own tests
+const ours = (key) => !/^(learn|analysis|rules)\./.test(key);
+
+test("every language has every English message (plural forms aside)", () => {
+  const en = new Set(Object.keys(catalogues.en).filter(ours).map(base));
+  for (const lang of LANGUAGES) {
+    const have = new Set(Object.keys(catalogues[lang]).map(base));
+    const missing = [...en].filter((k) => !have.has(k));
+    assert.deepEqual(missing, [], `${lang} misses ${missing.join(", ")}`);
+  }
+});
+
+test("a translation uses only the parameters of the English text", () => {
+  for (const lang of LANGUAGES) {
+    for (const [key, text] of Object.entries(catalogues[lang])) {
+      if (!ours(key)) continue;
+      const en = catalogues.en[key] ?? catalogues.en[`${base(key)}.other`] ?? catalogues.en[base(key)];
+      assert.ok(en !== undefined, `${lang}: ${key} is not an English key`);
+      for (const p of params(text)) assert.ok(params(en).has(p), `${lang}: ${key} has {${p}}`);
+    }
+  }
+});
+
+test("every plural category a language needs has its form", () => {
+  const counts = [0, 1, 2, 3, 5, 11, 21, 22, 25, 101, 1.5];
+  for (const lang of LANGUAGES) {
+    const rules = new Intl.PluralRules(lang);
+    const keys = Object.keys(catalogues[lang]).filter((k) => PLURAL.test(k) && ours(k));
+    for (const b of new Set(keys.map(base))) {
+      for (const n of counts) {
+        const cat = rules.select(n);
+        assert.ok(`${b}.${cat}` in catalogues[lang] || `${b}.other` in catalogues[lang], `${lang}: ${b}.${cat}`);
+      }
+    }
+  }
+  // Russian is complete: one, few and many are all written out
+  for (const b of new Set(Object.keys(catalogues.ru).filter((k) => k.endsWith(".few")).map(base))) {
+    for (const cat of ["one", "few", "many", "other"]) assert.ok(`${b}.${cat}` in catalogues.ru, `ru: ${b}.${cat}`);
+  }
+});
+
+test("Russian plural forms are chosen by Intl.PluralRules", () => {
+  const t = (key, p) => translate(catalogues, "ru", key, p);
+  assert.equal(t("table.cards", { count: 1 }), "1 карта");
+  assert.equal(t("table.cards", { count: 3 }), "3 карты");
+  assert.equal(t("table.cards", { count: 5 }), "5 карт");
+  assert.equal(t("table.cards", { count: 21 }), "21 карта");
+  assert.equal(t("table.cards", { count: 12 }), "12 карт");
+  assert.equal(translate(catalogues, "en", "table.cards", { count: 1 }), "1 card");
+  assert.equal(translate(catalogues, "en", "table.cards", { count: 2 }), "2 cards");
+});
+
+test("a missing key falls back to English, then to the key", () => {
+  const cats = { en: { a: "A {x}", "n.one": "one", "n.other": "many" }, ru: {} };
+  assert.equal(translate(cats, "ru", "a", { x: 1 }), "A 1");
+  assert.equal(translate(cats, "ru", "n", { count: 4 }), "many");
+  assert.equal(translate(cats, "ru", "nothing"), "nothing");
+  assert.equal(pluralKey(cats.en, "n", 1, "en"), "n.one");
+  assert.equal(pluralKey(cats.en, "a", undefined, "en"), "a");
+});
+
+test("parameters are replaced; unknown ones stay visible", () => {
+  assert.equal(format("{who} leads {card}", { who: "B", card: "Q♠" }), "B leads Q♠");
+  assert.equal(format("{who} leads {card}", { who: "B" }), "B leads {card}");
+  assert.equal(format("no params"), "no params");
+});
+
+test("the language comes from the browser's list, else English", () => {
+  assert.equal(pickLanguage(["ru-RU", "en-US"]), "ru");
+  assert.equal(pickLanguage(["de-DE", "pt-BR"]), "pt");
+  assert.equal(pickLanguage(["KO"]), "ko");
+  assert.equal(pickLanguage(["de", "fr"]), "en");
+  assert.equal(pickLanguage([]), "en");
+  assert.equal(pickLanguage(undefined), "en");
+});
