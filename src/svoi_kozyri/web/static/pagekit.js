@@ -2,6 +2,7 @@
 // builder that only ever writes text (never HTML), card images with readable
 // names, and the page header with the way back to the lobby and the language
 // switcher.  Every visible string comes from the catalogues through t().
+import { cardName } from "./cards.js";
 import { initI18n, language, LANGUAGE_NAMES, LANGUAGES, onLanguage, setLanguage, t } from "./i18n.js";
 
 export { t, language, onLanguage };
@@ -40,9 +41,19 @@ export function suitsText(suits) {
   return [...(suits || "")].map((s) => SUIT[s] || s).join("");
 }
 
-/** A card image with its name as the alternative text. */
+/** A card image with its name ("queen of spades", in the page's language) as
+ * the alternative text, for screen readers. */
 export function cardImg(card, cls = "card-img") {
-  return el("img", { class: cls, src: `/cards/${card}.svg`, alt: cardText(card), width: "60", height: "84" });
+  return el("img", { class: cls, src: `/cards/${card}.svg`, alt: cardName(card, t), width: "60", height: "84" });
+}
+
+/** A move in words ("beat with 6♦, lead Q♠"), from its notation. */
+export function moveText(move) {
+  const w = String(move || "").split(" ");
+  if (w[0] === "lead") return t("analysis.mv.lead", { card: cardText(w[1]) });
+  if (w[0] === "beat" && w.length === 4) return t("analysis.mv.beatLead", { beat: cardText(w[1]), lead: cardText(w[3]) });
+  if (w[0] === "beat") return t("analysis.mv.beatOut", { beat: cardText(w[1]) });
+  return t("analysis.mv.pickup");
 }
 
 /** The header of a stand-alone page: brand, lobby, learn, rules, language. */
