@@ -16,6 +16,7 @@ from svoi_kozyri.server.process import ServerProcess
 from test_learn_browser import CHROMIUM, axe_violations, new_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
+MS = 5  # rating time per turn: quick tests
 
 
 @pytest.fixture(scope="module")
@@ -23,8 +24,14 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     if CHROMIUM is None:
         pytest.skip("Debian's chromium is not installed (apt-get install chromium)")
     tmp = tmp_path_factory.mktemp("analysis")
-    with ServerProcess(f"sqlite:///{tmp / 'web.db'}", seed=9, log_path=tmp / "s.log") as srv:
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("SVOI_KOZYRI_ANALYSIS_MS", "2500")  # a quick, partial rating
+        srv = ServerProcess(f"sqlite:///{tmp / 'web.db'}", seed=9, log_path=tmp / "s.log")
+        srv.start()
+    try:
         yield srv
+    finally:
+        srv.stop()
 
 
 @pytest.fixture(scope="module")
@@ -120,7 +127,7 @@ def test_record_file_opened_in_the_browser(
     with urllib.request.urlopen(url) as r:
         (tmp_path / "game.txt").write_bytes(r.read())
     page = new_page(browser)
-    page.goto(server.base + "/analysis")
+    page.goto(server.base + f"/analysis?ms={MS}")
     page.wait_for_selector("#record-file")
     assert axe_violations(page) == []
     page.set_input_files("#record-file", str(tmp_path / "game.txt"))

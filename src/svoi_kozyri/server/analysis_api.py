@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import os
 import random
 import time
 from collections import OrderedDict
@@ -63,9 +64,10 @@ from .views import hand_view
 DEFAULT_MS = 60.0
 MIN_MS, MAX_MS = 5.0, 500.0
 TOTAL_MS = 15000.0
-"""About this much analysis time for one hand at most: the per-turn budget shrinks
-to fit, and once it is spent the remaining turns stay unrated (a turn needs at
-least one sampling round, every legal move played out once)."""
+"""About this much analysis time for one hand at most (the environment variable
+``SVOI_KOZYRI_ANALYSIS_MS`` overrides it): the per-turn budget shrinks to fit, and
+once it is spent the remaining turns stay unrated (a turn needs at least one
+sampling round, every legal move played out once)."""
 ROLLOUT_TURNS = 10
 """Rollouts stop after this many turns and score the position with the fitted
 evaluation, so one sampling round has a bounded cost."""
@@ -164,6 +166,15 @@ def rate_position(
     return sorted(out, key=lambda r: -r.score)
 
 
+def total_ms() -> float:
+    """The analysis time of one hand: ``SVOI_KOZYRI_ANALYSIS_MS`` or ``TOTAL_MS``."""
+    try:
+        value = float(os.environ.get("SVOI_KOZYRI_ANALYSIS_MS", ""))
+    except ValueError:
+        return TOTAL_MS
+    return value if value > 0 else TOTAL_MS
+
+
 def rate_steps(
     steps: list[Step], rated: set[int], ms: float
 ) -> tuple[list[list[MoveRating] | None], int]:
@@ -171,13 +182,14 @@ def rate_steps(
     from that seat's own observation (``None`` for the other steps), and how many
     such steps stayed unrated because the hand's time (``TOTAL_MS``) was spent."""
     t0 = time.perf_counter()
+    total = total_ms()
     todo = [i for i, s in enumerate(steps) if s.seat in rated and s.before.count_legal_moves() > 1]
-    per = max(MIN_MS, min(ms, TOTAL_MS / max(1, len(todo))))
+    per = max(MIN_MS, min(ms, total / max(1, len(todo))))
     out: list[list[MoveRating] | None] = [None] * len(steps)
     solver = Solver()
     skipped = 0
     for i in todo:
-        if (time.perf_counter() - t0) * 1000.0 >= TOTAL_MS:
+        if (time.perf_counter() - t0) * 1000.0 >= total:
             skipped += 1
             continue
         s = steps[i]

@@ -8,6 +8,7 @@ import { store } from "./store.js";
 const params = new URLSearchParams(location.search);
 const state = {
   table: params.get("table"),
+  ms: params.get("ms") ? Number(params.get("ms")) : null, // rating time per turn (server default if unset)
   hand: Number(params.get("hand") || 1),
   data: null,
   error: null,
@@ -44,10 +45,13 @@ async function load() {
   try {
     if (state.table) {
       const token = store.token(state.table);
-      const q = token ? `?token=${encodeURIComponent(token)}` : "";
+      const query = new URLSearchParams();
+      if (token) query.set("token", token);
+      if (state.ms) query.set("ms", String(state.ms));
+      const q = query.toString() ? `?${query}` : "";
       state.data = await getJSON(`/api/tables/${encodeURIComponent(state.table)}/hands/${state.hand}/analysis${q}`);
     } else if (state.recordText !== null) {
-      state.data = await postJSON("/api/analysis/record", { text: state.recordText, hand: state.hand });
+      state.data = await postJSON("/api/analysis/record", { text: state.recordText, hand: state.hand, ...(state.ms ? { ms: state.ms } : {}) });
     } else {
       state.data = null;
     }
