@@ -18,7 +18,7 @@ from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Res
 from fastapi.staticfiles import StaticFiles
 
 from ..core import CardError, parse_card
-from . import analysis_api, learn
+from . import analysis_api, deals, learn
 from .cards_svg import back_svg, card_svg
 from .db import Store
 from .hub import Hub
@@ -176,5 +176,6 @@ def create_app(database_url: str, *, seed: int | None = None) -> FastAPI:
 
     app.include_router(learn.router)
     app.include_router(analysis_api.router)
+    app.include_router(deals.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     return app

@@ -194,8 +194,16 @@ class Hub:
 
     # -- HTTP actions ------------------------------------------------------------------
 
-    def create_table(self, req: CreateTableRequest, base_url: str) -> SeatGrant:
-        """Create a table; the creator takes the first human seat."""
+    def create_table(
+        self,
+        req: CreateTableRequest,
+        base_url: str,
+        *,
+        seed: int | None = None,
+        seat: int | None = None,
+    ) -> SeatGrant:
+        """Create a table; the creator takes the first human seat (or ``seat``).
+        ``seed`` replays another table's deals (same deal, compared: server/deals.py)."""
         cfg = req.config
         for s in cfg.seats:
             if s.kind == "bot":
@@ -210,7 +218,7 @@ class Hub:
         if not humans:
             raise TableError("bad_config", "at least one seat must be for a human player")
         table_id = "".join(self.rng.choice("abcdefghijkmnpqrstuvwxyz23456789") for _ in range(10))
-        seed = self.rng.randrange(1 << 62)
+        seed = self.rng.randrange(1 << 62) if seed is None else seed
         seats = [SeatInfo(kind=s.kind, bot=s.bot) for s in cfg.seats]
         game = TableGame(table_id, cfg, seed, seats, time.time())  # validates the rules
         self.store.create_table(
@@ -225,7 +233,8 @@ class Hub:
         now = time.monotonic()
         live = LiveTable(game, absent_since=[now] * game.n, turn_since=now)
         self.tables[table_id] = live
-        return self.join(table_id, JoinRequest(name=req.name, seat=humans[0]), base_url)
+        first = seat if seat in humans else humans[0]
+        return self.join(table_id, JoinRequest(name=req.name, seat=first), base_url)
 
     def join(self, table_id: str, req: JoinRequest, base_url: str) -> SeatGrant:
         """Take a free human seat (the one asked for, or the first free one)."""
@@ -492,7 +501,7 @@ class Hub:
         try:
             if kind == "deal":
                 if game.needs_deal():
-                    rng = random.Random(f"{game.seed}:{game.hand_number}")
+                    rng = game.deal_rng()
                     self._commit(live, game.make_deal(rng))
                 return
             st = game.state

@@ -51,6 +51,10 @@ class TableConfig(_Strict):
     bot_delay_s: float = Field(default=0.8, ge=0, le=30)
     hand_pause_s: float = Field(default=3.0, ge=0, le=60)
     listed: bool = True
+    deal_offset: int = Field(default=0, ge=0, le=10_000)
+    """Shift of the hands' shuffles: a table replaying hand ``k`` of another deals with ``k-1``."""
+    first_dealer: int | None = Field(default=None, ge=0, le=3)
+    """The first hand's dealer, when a replayed deal fixes it (else drawn from the seed)."""
 
     @field_validator("rules")
     @classmethod
