@@ -123,3 +123,13 @@ def test_learn_accessibility_and_russian(browser: Any, server: ServerProcess) ->
         page.locator("#lesson .pk-card").first.click()
         page.wait_for_selector("#feedback")
         assert axe_violations(page) == []
+
+
+def test_rules_pages_accessible_with_a_way_back(browser: Any, server: ServerProcess) -> None:
+    for lang, size in (("en", (1280, 800)), ("ru", (390, 844)), ("ko", (390, 844))):
+        page = new_page(browser, *size, lang=lang)
+        page.goto(server.base + "/rules")
+        assert page.url.endswith(f"/rules/{lang}")
+        assert axe_violations(page) == []
+        page.click("#back-to-lobby")
+        page.wait_for_url(server.base + "/")

@@ -14,7 +14,13 @@ from pathlib import Path
 from typing import Annotated, Any
 
 from fastapi import FastAPI, Header, Request, WebSocket
-from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
+from fastapi.responses import (
+    FileResponse,
+    JSONResponse,
+    PlainTextResponse,
+    RedirectResponse,
+    Response,
+)
 from fastapi.staticfiles import StaticFiles
 
 from ..core import CardError, parse_card
@@ -69,8 +75,11 @@ def create_app(database_url: str, *, seed: int | None = None) -> FastAPI:
         return FileResponse(STATIC_DIR / "index.html")
 
     @app.get("/rules", include_in_schema=False)
-    async def rules_page() -> FileResponse:
-        return FileResponse(STATIC_DIR / "rules.html")
+    async def rules_page(
+        accept_language: Annotated[str | None, Header()] = None,
+    ) -> RedirectResponse:
+        """The rules page in the browser's language (``/rules/<lang>``, server/learn.py)."""
+        return RedirectResponse(f"/rules/{learn.rules_language(accept_language)}", 307)
 
     @app.get("/healthz")
     async def healthz() -> dict[str, Any]:

@@ -149,7 +149,38 @@ class TryRequest(BaseModel):
     move: str = Field(max_length=40)
 
 
+RULES_LANGUAGES = ("en", "ru", "it", "es", "nl", "pt", "ko")
+"""The languages of the rules page (``web/static/rules/<lang>.html``)."""
+
+
+def rules_language(accept_language: str | None) -> str:
+    """The best rules language for an ``Accept-Language`` header (else English)."""
+    best, best_q = "en", -1.0
+    for i, part in enumerate((accept_language or "").split(",")[:20]):
+        tag, _, params = part.strip().partition(";")
+        q = 1.0
+        if params.strip().startswith("q="):
+            try:
+                q = float(params.strip()[2:])
+            except ValueError:
+                q = 0.0
+        base = tag.strip().lower().split("-")[0]
+        if base in RULES_LANGUAGES and q - i * 1e-6 > best_q:
+            best, best_q = base, q - i * 1e-6
+    return best
+
+
 router = APIRouter()
+
+
+@router.get("/rules/{lang}", include_in_schema=False, response_model=None)
+async def rules_in(lang: str) -> FileResponse | JSONResponse:
+    """The rules in one language, with the way back to the lobby."""
+    if lang not in RULES_LANGUAGES:
+        return JSONResponse(
+            {"code": "no_language", "message": f"no rules page in {lang!r}"}, status_code=404
+        )
+    return FileResponse(STATIC_DIR / "rules" / f"{lang}.html")
 
 
 @router.get("/learn", include_in_schema=False)
