@@ -24,7 +24,7 @@ from fastapi.responses import (
 from fastapi.staticfiles import StaticFiles
 
 from ..core import CardError, parse_card
-from . import analysis_api, deals, learn
+from . import analysis_api, deals, learn, session_end
 from .cards_svg import back_svg, card_svg
 from .db import Store
 from .hub import Hub
@@ -186,5 +186,6 @@ def create_app(database_url: str, *, seed: int | None = None) -> FastAPI:
     app.include_router(learn.router)
     app.include_router(analysis_api.router)
     app.include_router(deals.router)
+    app.include_router(session_end.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     return app

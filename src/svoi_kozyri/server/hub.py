@@ -28,6 +28,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from ..bots.base import available_agents, make_agent
 from ..core import Observation, observe
+from . import chat
 from .db import Store, hash_token
 from .schemas import (
     MAX_MESSAGE_BYTES,
@@ -383,6 +384,8 @@ class Hub:
             return _err("malformed", f"invalid message: {where}: {first.get('msg')}")
 
     async def _handle(self, live: LiveTable, conn: Conn, raw: str) -> None:
+        if await chat.handle(self, live, conn, raw):  # table chat (server/chat.py)
+            return
         msg = self._parse(raw)
         if isinstance(msg, str):
             conn.queue.put_nowait(msg)
