@@ -18,11 +18,12 @@ import time
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import FileResponse, JSONResponse
 from sqlalchemy import Column, Float, MetaData, String, Table, insert, select
 from sqlalchemy.exc import IntegrityError
 
 from ..core import seat_name
+from .learn import STATIC_DIR
 from .schemas import CreateTableRequest, JoinRequest
 from .table import TableError, TableGame
 
@@ -37,6 +38,12 @@ rematches_t = Table(
 )
 
 router = APIRouter()
+
+
+@router.get("/session", include_in_schema=False)
+async def session_page() -> FileResponse:
+    """The end-of-session page: standings, hands, rematch, chat."""
+    return FileResponse(STATIC_DIR / "session.html")
 
 
 def _err(code: str, message: str, status: int) -> JSONResponse:
