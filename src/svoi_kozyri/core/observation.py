@@ -16,6 +16,7 @@ hidden cards are spread uniformly over the hidden places with the right sizes.
 
 from __future__ import annotations
 
+import importlib
 import random
 from dataclasses import dataclass, field
 
@@ -116,6 +117,19 @@ class Observation:
         assert self.seat is not None
         top = self.pile[-1] if self.pile else -1
         return moves_for(self.game, self.seat, self.hands[self.seat], top, self.phase)
+
+    def __str__(self) -> str:
+        """A multi-line diagram of the table as this viewer sees it."""
+        from .diagram import diagram
+
+        return diagram(self)
+
+    def _repr_svg_(self) -> str:
+        """Jupyter shows an observation as the table its viewer sees
+        (:func:`svoi_kozyri.svg.position`)."""
+        # a lazy, dynamic import: the core never depends on its drawing layer
+        svg = importlib.import_module("svoi_kozyri.svg")
+        return str(svg.position(self))
 
     def check_move(self, move: object) -> None:
         """Raise :class:`IllegalMoveError` unless ``move`` is legal for the viewer now."""

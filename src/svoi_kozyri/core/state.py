@@ -9,6 +9,7 @@ by copies.  Two action forms: turn-level :class:`~.moves.Move` (``legal_moves`` 
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +19,7 @@ from .cards import (
     format_card,
     format_cards,
 )
+from .diagram import diagram
 from .errors import HandOverError, IllegalMoveError, InvalidMoveError, PositionError
 from .moves import (
     _PICKUP_BIT,
@@ -738,6 +740,18 @@ class State:
         if self.game.rules.is_besicovitch:
             return tuple(-1.0 if i == r.loser else 1.0 for i in range(n))
         return tuple(-1.0 if i == r.loser else 0.0 for i in range(n))
+
+    def __str__(self) -> str:
+        """A multi-line diagram of the table (:func:`~.diagram.diagram`)."""
+        return diagram(self)
+
+    def _repr_svg_(self) -> str:
+        """Jupyter shows a state as the table drawn by :func:`svoi_kozyri.svg.position`
+        (from a spectator's view: a state holds every hand, a drawing shows what a
+        viewer may know; draw a player's view with ``svg.position(state, seat)``)."""
+        # a lazy, dynamic import: the core never depends on its drawing layer
+        svg = importlib.import_module("svoi_kozyri.svg")
+        return str(svg.position(self))
 
     def __repr__(self) -> str:
         hands = " | ".join(
