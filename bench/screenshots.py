@@ -24,6 +24,7 @@ from typing import Any
 from svoi_kozyri.server.process import ServerProcess
 
 SIZES = {"desktop": (1280, 800), "phone": (390, 844)}
+CORNER = {"x": 8, "y": 30}  # a fanned card shows its left strip
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 
 
@@ -33,18 +34,18 @@ def _wait_my_turn(page: Any, timeout: float = 30_000) -> bool:
 
 
 def _take_turn(page: Any, prefer_pickup: bool = False) -> None:
-    before = page.evaluate("document.querySelectorAll('#log li').length")
+    before = page.get_attribute("#table", "data-version")
     legal = page.locator("#hand .card.legal")
     if prefer_pickup and page.locator("#pickup-btn").count():
         page.click("#pickup-btn")
     elif legal.count():
-        legal.first.click()
+        legal.first.click(position=CORNER)
         if page.locator("#hand .card.selected").count():
-            page.locator("#hand .card.legal:not(.selected)").first.click()
+            page.locator("#hand .card.legal:not(.selected)").first.click(position=CORNER)
     else:
         page.click("#pickup-btn")
     page.wait_for_function(
-        f"document.querySelectorAll('#log li').length > {before}"
+        f"document.querySelector('#table').dataset.version !== '{before}'"
         " || document.querySelector('#hand-over, #session-over')"
     )
 
@@ -74,7 +75,7 @@ def shoot(base: str, out: Path, lang: str, size: str, browser: Any) -> list[Path
     # a table against three bots, bots instant, so the shots come quickly
     page.click("#new-table summary")
     page.select_option("#bot_delay", "0")
-    page.fill("#length", "1")
+    page.fill("#length", "2")  # the first hand's end shows the countdown to the next
     page.click("#create-btn")
     page.wait_for_selector("#table")
     _wait_my_turn(page)
@@ -86,16 +87,16 @@ def shoot(base: str, out: Path, lang: str, size: str, browser: Any) -> list[Path
             break
         beat = page.locator("#hand .card[data-beat='1']")
         if beat.count():
-            beat.first.click()
+            beat.first.click(position=CORNER)
             page.wait_for_timeout(200)
             snap("two-step")
-            page.locator("#hand .card.legal:not(.selected)").first.click()
+            page.locator("#hand .card.legal:not(.selected)").first.click(position=CORNER)
             break
         _take_turn(page)
     while _wait_my_turn(page, 60_000):
         _take_turn(page)
     page.wait_for_selector("#hand-over, #session-over")
-    page.wait_for_timeout(300)
+    page.wait_for_timeout(600)
     snap("hand-over")
     table_id = page.url.split("#/t/")[1]
     page.goto(f"{base}/#/r/{table_id}")

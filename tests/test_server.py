@@ -64,7 +64,7 @@ def my_turn(seat: int) -> Callable[[dict[str, Any]], bool]:
 def test_static_pages_and_cards(client: TestClient) -> None:
     assert "app.js" in client.get("/").text
     assert "How to play" in client.get("/rules").text
-    for name in ("app.js", "table.js", "api.js", "dom.js", "style.css"):
+    for name in ("app.js", "table.js", "api.js", "html.js", "style.css", "i18n/ru.json"):
         assert client.get(f"/static/{name}").status_code == 200
     r = client.get("/cards/10H.svg")
     assert r.status_code == 200 and r.headers["content-type"].startswith("image/svg+xml")

@@ -8,7 +8,16 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from svoi_kozyri import svg
-from svoi_kozyri.core import RANKS, SUITS, Game, Rules, State, format_card, parse_card
+from svoi_kozyri.core import (
+    RANKS,
+    SUITS,
+    Game,
+    Rules,
+    State,
+    format_card,
+    observe,
+    parse_card,
+)
 from svoi_kozyri.core.cards import iter_cards
 
 NS = "{http://www.w3.org/2000/svg}"
@@ -38,6 +47,16 @@ def test_card_accepts_a_card_value_size_and_trump_edge() -> None:
     assert "#e0a526" in svg.card("10H", trump=True)
     with pytest.raises(ValueError):
         svg.card("1X")
+
+
+def test_russian_corner_letters() -> None:
+    texts = lambda doc: [t.text for t in _tree(doc).iter(NS + "text")]  # noqa: E731
+    assert texts(svg.card("QS", letters="ru")) == ["Д", "Д"]
+    assert texts(svg.card("AH", letters="ru")) == ["Т", "Т"]
+    assert texts(svg.card("JC", letters="ru")) == ["В", "В"]
+    assert texts(svg.card("10D", letters="ru")) == ["10", "10"]
+    with pytest.raises(ValueError):
+        svg.card("QS", letters="xx")
 
 
 def test_pips_stay_clear_of_the_corner_indices() -> None:
@@ -97,6 +116,15 @@ def test_position_for_a_spectator_shows_no_private_card() -> None:
     faces = set(_faces(svg.position(st, None))) - {"back"}
     assert faces == {"QC"}
     assert not faces & private
+
+
+def test_position_of_an_observation_and_the_notebook_hooks() -> None:
+    st = _state()
+    obs = observe(st, 1)
+    assert svg.position(obs) == svg.position(st, 1)
+    assert st._repr_svg_() == svg.position(st)  # a spectator's drawing
+    assert obs._repr_svg_() == svg.position(st, 1)
+    assert sorted(set(_faces(obs._repr_svg_())) - {"back"}) == ["10H", "6D", "QC", "QS"]
 
 
 def test_position_of_the_open_besicovitch_game_shows_both_hands() -> None:

@@ -54,6 +54,12 @@ def test_rules_options_come_from_core_rules(client: TestClient) -> None:
             assert Rules.from_dict({**base, o["name"]: value}).to_dict()[o["name"]] == value
 
 
+def test_cards_with_russian_letters(client: TestClient) -> None:
+    assert ">Д<" in client.get("/cards/QS.svg?letters=ru").text
+    assert ">Q<" in client.get("/cards/QS.svg").text
+    assert ">Q<" in client.get("/cards/QS.svg?letters=zz").text  # unknown: the default
+
+
 def test_lobby_names_tables_by_host_and_counts_bots(client: TestClient) -> None:
     seats = [{"kind": "human"}, {"kind": "human"}, {"kind": "bot", "bot": "random"}]
     r = client.post("/api/tables", json={"name": "Ann", "config": {"seats": seats}})

@@ -28,6 +28,7 @@ from .core import (
     SUIT_SYMBOLS,
     SUITS,
     Card,
+    Observation,
     State,
     display_order,
     observe,
@@ -35,7 +36,7 @@ from .core import (
 )
 from .core.cards import rank_of, suit_of
 
-__all__ = ["CARD_HEIGHT", "CARD_WIDTH", "SvgImage", "back", "card", "position"]
+__all__ = ["CARD_HEIGHT", "CARD_WIDTH", "INDEX_LETTERS", "SvgImage", "back", "card", "position"]
 
 CARD_WIDTH = 120
 """Width of a card in SVG user units (the aspect ratio is 5:7, a poker card)."""
@@ -333,9 +334,18 @@ def _court(g: ET.Element, rank: str, suit: str, ink: str) -> None:
     )
 
 
-def _face(c: Card, *, trump: bool = False) -> ET.Element:
+#: Corner letters of the court cards and the ace by language; Russian packs print
+#: В (валет), Д (дама), К (король), Т (туз).
+INDEX_LETTERS: dict[str, dict[str, str]] = {
+    "en": {},
+    "ru": {"J": "В", "Q": "Д", "K": "К", "A": "Т"},
+}
+
+
+def _face(c: Card, *, trump: bool = False, letters: str = "en") -> ET.Element:
     """The face of a card as an SVG group in a 120x168 box."""
     rank = RANKS[rank_of(c)]
+    shown = INDEX_LETTERS.get(letters, {}).get(rank, rank)
     suit = SUITS[suit_of(c)]
     ink = _INK[suit_of(c)]
     g = ET.Element("g", {"data-card": rank + suit})
@@ -367,11 +377,11 @@ def _face(c: Card, *, trump: bool = False) -> ET.Element:
         )
         _court(portrait, rank, suit, ink)
     corner = ET.SubElement(body, "g")
-    _index(corner, rank, suit)
+    _index(corner, shown, suit)
     mirrored = ET.SubElement(
         body, "g", {"transform": f"rotate(180 {CARD_WIDTH / 2} {CARD_HEIGHT / 2})"}
     )
-    _index(mirrored, rank, suit)
+    _index(mirrored, shown, suit)
     return g
 
 
@@ -380,16 +390,22 @@ def _label(c: Card) -> str:
 
 
 @lru_cache(maxsize=128)
-def _card_cached(c: Card, size: float | None, trump: bool) -> SvgImage:
+def _card_cached(c: Card, size: float | None, trump: bool, letters: str) -> SvgImage:
     root = _svg_root(CARD_WIDTH, CARD_HEIGHT, size, _label(c))
-    root.append(_face(c, trump=trump))
+    root.append(_face(c, trump=trump, letters=letters))
     return SvgImage(ET.tostring(root, encoding="unicode"))
 
 
-def card(c: Card | str, *, size: float | None = None, trump: bool = False) -> SvgImage:
+def card(
+    c: Card | str, *, size: float | None = None, trump: bool = False, letters: str = "en"
+) -> SvgImage:
     """The SVG document of card ``c`` (``"QS"`` or a :data:`Card`), ``size`` pixels wide
-    (default 120); ``trump`` draws the golden edge the interface gives own trumps."""
-    return _card_cached(_to_card(c), size, trump)
+    (default 120); ``trump`` draws the golden edge the interface gives own trumps;
+    ``letters`` chooses the corner letters of the courts and the ace
+    (:data:`INDEX_LETTERS`: ``"en"`` J Q K A, ``"ru"`` В Д К Т)."""
+    if letters not in INDEX_LETTERS:
+        raise ValueError(f"no index letters for {letters!r} (have {', '.join(INDEX_LETTERS)})")
+    return _card_cached(_to_card(c), size, trump, letters)
 
 
 def _back_group() -> ET.Element:
@@ -481,7 +497,9 @@ def _place(
     return wrapper
 
 
-def position(state: State, viewer: int | None = None, *, size: float | None = None) -> SvgImage:
+def position(
+    state: State | Observation, viewer: int | None = None, *, size: float | None = None
+) -> SvgImage:
     """The table of ``state`` as ``viewer`` sees it (``None``: a spectator, who sees
     only public cards): seats around a felt table in play order with ``viewer`` at the
     bottom, each seat's name and own suits, its hand face up where the viewer may see
@@ -489,8 +507,13 @@ def position(state: State, viewer: int | None = None, *, size: float | None = No
     otherwise, and the pile in the middle with its top card and depth.
 
     Only :func:`~svoi_kozyri.core.observe` is read, so the drawing never shows a card
-    the viewer may not know."""
-    obs = observe(state, viewer)
+    the viewer may not know.  An :class:`~svoi_kozyri.core.Observation` is drawn as its
+    own viewer sees it (``viewer`` is then ignored)."""
+    if isinstance(state, Observation):
+        obs = state
+        viewer = obs.seat
+    else:
+        obs = observe(state, viewer)
     n = obs.game.rules.num_players
     width, height = 760.0, 560.0
     root = _svg_root(width, height, size, "Svoi Kozyri position")

@@ -5,6 +5,7 @@ import { test } from "node:test";
 import {
   cardName,
   clickAction,
+  describeHint,
   describeMove,
   outOrder,
   parseLegal,
@@ -33,6 +34,10 @@ const EN = {
   "table.youName": "{name} (you)",
   "table.botSeat": "Bot {letter}",
   "table.freeSeat": "free seat",
+  "hint.lead": "lead {card}",
+  "hint.beatLead": "beat with {beat}, then lead {lead}",
+  "hint.beatOut": "beat with {beat}",
+  "hint.pickup": "pick up",
 };
 const t = (key, p = {}) => (key in EN ? EN[key].replace(/\{(\w+)\}/g, (_, k) => p[k]) : key);
 
@@ -100,6 +105,21 @@ test("moves and results read as sentences, with 'you' for the viewer", () => {
   assert.equal(seatDisplayName(seat, null, t), "Ann");
   assert.equal(seatDisplayName({ ...seat, kind: "bot", bot: "medium" }, 0, t), "Bot A");
   assert.equal(seatDisplayName({ ...seat, taken: false }, 1, t), "free seat");
+});
+
+test("court letters follow the language", () => {
+  const ru = (key) => ({ "card.short.Q": "Д", "card.short.A": "Т" })[key] ?? key;
+  assert.equal(shortName("QS", ru), "Д♠");
+  assert.equal(shortName("AH", ru), "Т♥");
+  assert.equal(shortName("10D", ru), "10♦");
+  assert.equal(shortName("QS"), "Q♠");
+});
+
+test("a hint reads as an instruction", () => {
+  assert.equal(describeHint("beat 10H lead QS", t), "beat with 10♥, then lead Q♠");
+  assert.equal(describeHint("lead 6D", t), "lead 6♦");
+  assert.equal(describeHint("beat AH", t), "beat with A♥");
+  assert.equal(describeHint("pickup", t), "pick up");
 });
 
 test("the order of going out lists who still holds cards last", () => {

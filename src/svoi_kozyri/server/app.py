@@ -86,12 +86,12 @@ def create_app(database_url: str, *, seed: int | None = None) -> FastAPI:
         return {"ok": True, "tables": len(hub.tables), "actions": hub.actions}
 
     @app.get("/cards/{name}.svg", include_in_schema=False)
-    async def card_image(name: str) -> Response:
+    async def card_image(name: str, letters: str = "en") -> Response:
         if name == "back":
             body = back_svg()
         else:
             try:
-                body = card_svg(parse_card(name))
+                body = card_svg(parse_card(name), letters)
             except CardError as e:
                 return JSONResponse({"code": "bad_card", "message": str(e)}, status_code=404)
         return Response(

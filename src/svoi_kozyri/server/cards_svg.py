@@ -15,9 +15,10 @@ from ..core.cards import Card, parse_card
 __all__ = ["back_svg", "card_svg", "parse_card"]
 
 
-def card_svg(c: Card) -> str:
-    """The SVG document of card ``c``, 120 x 168 units."""
-    return str(svg.card(c))
+def card_svg(c: Card, letters: str = "en") -> str:
+    """The SVG document of card ``c``, 120 x 168 units, with the corner letters of
+    ``letters`` (``"en"`` or ``"ru"``, see :data:`svoi_kozyri.svg.INDEX_LETTERS`)."""
+    return str(svg.card(c, letters=letters if letters in svg.INDEX_LETTERS else "en"))
 
 
 def back_svg() -> str:

@@ -11,9 +11,17 @@ export const rankOf = (card) => card.slice(0, -1);
 export const suitOf = (card) => card.slice(-1);
 export const isRed = (card) => "HD".includes(suitOf(card));
 
-/** "Q♠": the short form used inside sentences. */
-export function shortName(card) {
-  return rankOf(card) + SUIT_SYMBOLS[suitOf(card)];
+/** "Q♠": the short form used inside sentences; with `t`, the court letters of the
+ * language ("Д♠" in Russian), matching the corners of the cards. */
+export function shortName(card, t) {
+  const rank = rankOf(card);
+  let shown = rank;
+  if (t && "JQKA".includes(rank)) {
+    const key = `card.short.${rank}`;
+    const text = t(key);
+    if (text !== key) shown = text;
+  }
+  return shown + SUIT_SYMBOLS[suitOf(card)];
 }
 
 /** "queen of spades" (in the current language), for screen readers. */
@@ -107,17 +115,26 @@ export function botName(bot, t) {
 export function describeMove(entry, who, t) {
   const w = entry.move.split(" ");
   let text;
-  if (w[0] === "lead") text = t("log.lead", { who, card: shortName(w[1]) });
-  else if (w[0] === "beat" && w.length === 4) text = t("log.beatLead", { who, beat: shortName(w[1]), lead: shortName(w[3]) });
-  else if (w[0] === "beat") text = t("log.beatOut", { who, beat: shortName(w[1]) });
+  if (w[0] === "lead") text = t("log.lead", { who, card: shortName(w[1], t) });
+  else if (w[0] === "beat" && w.length === 4) text = t("log.beatLead", { who, beat: shortName(w[1], t), lead: shortName(w[3], t) });
+  else if (w[0] === "beat") text = t("log.beatOut", { who, beat: shortName(w[1], t) });
   else
     text = t("log.pickup", {
       who,
       count: entry.picked.length,
-      cards: entry.picked.map(shortName).join(" "),
+      cards: entry.picked.map((c) => shortName(c, t)).join(" "),
     });
   if (entry.by && entry.by !== "player" && entry.by !== "bot") text += ` (${t(`log.by.${entry.by}`)})`;
   return text;
+}
+
+/** A suggested move as an instruction: "beat with 10♥, then lead Q♠". */
+export function describeHint(move, t) {
+  const w = move.split(" ");
+  if (w[0] === "lead") return t("hint.lead", { card: shortName(w[1], t) });
+  if (w[0] === "beat" && w.length === 4) return t("hint.beatLead", { beat: shortName(w[1], t), lead: shortName(w[3], t) });
+  if (w[0] === "beat") return t("hint.beatOut", { beat: shortName(w[1], t) });
+  return t("hint.pickup");
 }
 
 /** The result of a hand from the viewer's side: "You lose", "Ann loses", "Draw…". */

@@ -5,7 +5,7 @@
 import { api } from "./api.js";
 import { botName } from "./cards.js";
 import { html, useEffect, useState } from "./html.js";
-import { t } from "./i18n.js";
+import { language, t } from "./i18n.js";
 import { store } from "./store.js";
 
 /** Options shown in the form's first part, then the ones under "More rules". */
@@ -224,6 +224,7 @@ export function Lobby() {
 
   return html`<div class="lobby">
     <section class="panel hero">
+      <div class="hero-fan" aria-hidden="true">${["6S", "QH", "AS", "KD", "JC"].map((c) => html`<img src=${`/cards/${c}.svg${language() === "ru" ? "?letters=ru" : ""}`} alt="" />`)}</div>
       <h1>${t("lobby.welcome")}</h1>
       <p>${t("lobby.intro")}</p>
       <div class="hero-row">

@@ -3,12 +3,13 @@
 // the actions, the log and the score.  It only ever renders the view the
 // server built for this viewer (docs/protocol.md: TableView).
 import { html, useEffect, useLayoutEffect, useRef, useState } from "./html.js";
-import { t } from "./i18n.js";
+import { language, t } from "./i18n.js";
 import {
   LETTERS,
   SUIT_SYMBOLS,
   cardName,
   clickAction,
+  describeHint,
   describeMove,
   outOrder,
   parseLegal,
@@ -24,7 +25,8 @@ import {
 import { fly, sound, sweep } from "./motion.js";
 import { store } from "./store.js";
 
-const cardSrc = (card) => `/cards/${card}.svg`;
+// Russian packs print В Д К Т in the corners of the courts and the ace
+const cardSrc = (card) => `/cards/${card}.svg${language() === "ru" ? "?letters=ru" : ""}`;
 
 function Suits({ suits }) {
   return html`<span class="suits">${[...suits].map(
@@ -33,7 +35,7 @@ function Suits({ suits }) {
 }
 
 function MiniCard({ card, cls = "", label }) {
-  return html`<img class=${"mini " + cls} src=${cardSrc(card)} alt=${label || cardName(card, t)} title=${shortName(card)} draggable="false" />`;
+  return html`<img class=${"mini " + cls} src=${cardSrc(card)} alt=${label || cardName(card, t)} title=${shortName(card, t)} draggable="false" />`;
 }
 
 function names(view) {
@@ -102,7 +104,7 @@ function Pile({ view, readOnly, showPile, setShowPile }) {
     if (hand.to_act === view.viewer && take.length) {
       cost = html`<div id="pickup-cost" class="cost mine">
         <span>${take.length <= 6
-          ? t("table.refusal", { count: take.length, cards: take.map(shortName).join(" ") })
+          ? t("table.refusal", { count: take.length, cards: take.map((c) => shortName(c, t)).join(" ") })
           : t("table.refusalMany", { count: take.length })}</span>
         <span class="window">${hand.pile.slice(-(take.length + 1)).map((c, i, arr) =>
           html`<${MiniCard} card=${c} cls=${i === 0 && arr.length > take.length ? "below" : "taken"} />`,
@@ -145,8 +147,8 @@ function Status({ view, readOnly, selectedBeat }) {
   if (mine) {
     let detail;
     if (hand.mode === "free") detail = t("table.leadAny");
-    else if (selectedBeat) detail = t("table.step2", { beat: shortName(selectedBeat), top: shortName(hand.top) });
-    else detail = t("table.step1", { top: shortName(hand.top) });
+    else if (selectedBeat) detail = t("table.step2", { beat: shortName(selectedBeat, t), top: shortName(hand.top, t) });
+    else detail = t("table.step1", { top: shortName(hand.top, t) });
     return html`<div class="status mine" id="status"><strong>${t("table.yourTurn")}</strong> <span id="step">${detail}</span></div>`;
   }
   const who = nm[hand.to_act];
@@ -156,7 +158,7 @@ function Status({ view, readOnly, selectedBeat }) {
 // ---------------------------------------------------------------- your hand
 
 function handMetrics(width, n, phone) {
-  const w = phone ? 62 : 84;
+  const w = phone ? 62 : 80;
   if (n <= 1) return { w, step: w, rows: [n] };
   const fit = (count) => (width - w - 8) / Math.max(1, count - 1);
   const minStep = w * 0.36;
@@ -232,7 +234,7 @@ function Actions({ view, readOnly, selectedBeat, cancel, send, hint, askHint }) 
     ${myTurn && pickup ? html`<button id="pickup-btn" class="danger" aria-keyshortcuts="P" onClick=${() => send("pickup")}>${t("table.pickup", { count: hand.pickup_count })}</button>` : null}
     ${selectedBeat ? html`<button id="cancel-btn" aria-keyshortcuts="Escape" onClick=${cancel}>${t("table.cancel")}</button>` : null}
     ${myTurn ? html`<button id="hint-btn" aria-keyshortcuts="H" onClick=${askHint}>${t("table.hint")}</button>` : null}
-    ${hint ? html`<span class="hint-text" id="hint-text">${t("table.hintIs", { move: hint.split(" ").map((w) => (/^[0-9JQKA]+[SHDC]$/.test(w) ? shortName(w) : w)).join(" ") })}</span>` : null}
+    ${hint ? html`<span class="hint-text" id="hint-text">${t("table.hintIs", { move: describeHint(hint, t) })}</span>` : null}
   </div>`;
 }
 
@@ -249,7 +251,7 @@ function Log({ view }) {
   if (hand) {
     if (!hand.log_start)
       for (const [card, from, to] of hand.transfers)
-        items.push(html`<li class="muted"><span class="n"></span>${t("log.transfer", { from: nm[from], card: shortName(card), to: nm[to] })}</li>`);
+        items.push(html`<li class="muted"><span class="n"></span>${t("log.transfer", { from: nm[from], card: shortName(card, t), to: nm[to] })}</li>`);
     hand.log.forEach((e, i) => {
       items.push(html`<li data-move=${e.move}><span class="n">${hand.log_start + i + 1}</span><span class=${e.move === "pickup" ? "pickup" : ""}>${describeMove(e, nm[e.seat], t)}</span></li>`);
     });
@@ -317,6 +319,7 @@ function Banner({ view, tableId, readOnly, tokenQuery }) {
       <strong>${t("banner.handOver", { n: hand.number })}</strong>
       <div class="big">${resultText(hand.result, nm, view.viewer, t)}</div>
       ${orderList}
+      <div class="small" id="banner-score">${t("table.score")}: ${view.seats.map((x) => `${nm[x.seat]} ${(s.mode === "losses" ? s.losses : s.points)[x.seat]}`).join(" · ")}</div>
       ${readOnly ? null : html`<div class="small">${view.hand_pause_s ? html`<${Countdown} seconds=${view.hand_pause_s} />` : t("banner.nextSoon")}</div>`}
     </div>`;
   }
@@ -416,9 +419,22 @@ function useMotion(view, root, readOnly) {
       msgs.push(t("announce.yourTurn"));
       sound("turn");
     }
-    if (msgs.length) setAnnounce(msgs.join(". "));
+    if (msgs.length) setAnnounce(msgs.join(" · "));
   }, [view]);
   return announce;
+}
+
+// Announcements (pickups, going out, your turn) shown over the felt for a moment
+// and read by screen readers from the same live region.
+function Toast({ text }) {
+  const [shown, setShown] = useState(false);
+  useEffect(() => {
+    if (!text) return undefined;
+    setShown(true);
+    const id = setTimeout(() => setShown(false), 2200);
+    return () => clearTimeout(id);
+  }, [text]);
+  return html`<div class=${"toast" + (shown && text ? " shown" : "")} aria-live="polite" id="announce">${text}</div>`;
 }
 
 // ---------------------------------------------------------------- the table
@@ -495,7 +511,7 @@ export function Table({ view, tableId, conn = "connected", send = () => {}, read
   const places = seatPlaces(view.seats.length, view.viewer);
   const waiting = view.seats.some((s) => !s.taken);
   const me = view.viewer !== null ? view.seats[view.viewer] : null;
-  return html`<div class="table-page" id="table" ref=${root} data-players=${view.seats.length}>
+  return html`<div class="table-page" id="table" ref=${root} data-players=${view.seats.length} data-version=${view.version}>
     <${TableHead} view=${view} tableId=${tableId} conn=${conn} readOnly=${readOnly} tokenQuery=${tokenQuery} />
     ${flash ? html`<div class="flash" id="flash" role="alert">${flash}</div>` : null}
     <div class="felt" role="region" aria-label=${t("table.label")}>
@@ -526,6 +542,6 @@ export function Table({ view, tableId, conn = "connected", send = () => {}, read
       <${Log} view=${view} />
       ${readOnly ? null : html`<p class="small keys">${t("table.keys")}</p>`}
     </div>
-    <div class="sr-only" aria-live="polite" id="announce">${announce}</div>
+    <${Toast} text=${announce} />
   </div>`;
 }
