@@ -16,10 +16,17 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, FastAPI, Header, Query, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
+from fastapi.responses import (
+    FileResponse,
+    JSONResponse,
+    PlainTextResponse,
+    RedirectResponse,
+    Response,
+)
 from fastapi.staticfiles import StaticFiles
 
 from ..core import CardError, parse_card
+from . import analysis_api, deals, learn, session_end
 from .accounts import AccountSettings
 from .auth import LINK_TTL_S
 from .cards_svg import back_svg, card_svg
@@ -150,8 +157,11 @@ def create_app(
         return FileResponse(STATIC_DIR / "index.html")
 
     @app.get("/rules", include_in_schema=False)
-    async def rules_page() -> FileResponse:
-        return FileResponse(STATIC_DIR / "rules.html")
+    async def rules_page(
+        accept_language: Annotated[str | None, Header()] = None,
+    ) -> RedirectResponse:
+        """The rules page in the browser's language (``/rules/<lang>``, server/learn.py)."""
+        return RedirectResponse(f"/rules/{learn.rules_language(accept_language)}", 307)
 
     @app.get("/healthz")
     async def healthz(events: bool = False) -> dict[str, Any]:
@@ -312,5 +322,9 @@ def create_app(
 
     for router in (*ROUTERS, *routers):
         app.include_router(router)
+    app.include_router(learn.router)
+    app.include_router(analysis_api.router)
+    app.include_router(deals.router)
+    app.include_router(session_end.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     return app

@@ -25,6 +25,7 @@ import time
 
 from fastapi import WebSocket, WebSocketDisconnect
 
+from . import chat
 from .auth import LinkSigner, hash_token, new_token, seat_of_token
 from .bot_runner import CHEAP_BOTS, BotRunner, bot_names, default_bot
 from .cluster import Cluster
@@ -42,7 +43,15 @@ from .schemas import (
     ServerWelcome,
 )
 from .table import SeatInfo, TableError, TableGame
-from .transport import CLOSE_POLICY, Conn, FatalMessage, error_text, parse_client_message
+from .transport import (
+    CLOSE_POLICY,
+    MAX_DEPTH,
+    Conn,
+    FatalMessage,
+    error_text,
+    json_depth,
+    parse_client_message,
+)
 from .transport import receive_text as _receive_text
 
 __all__ = ["CHEAP_BOTS", "Hub", "bot_names", "default_bot"]
@@ -139,8 +148,17 @@ class Hub:
 
     # -- HTTP actions ------------------------------------------------------------------
 
-    def create_table(self, req: CreateTableRequest, base_url: str, client: str = "") -> SeatGrant:
-        """Create a table; the creator takes the first human seat."""
+    def create_table(
+        self,
+        req: CreateTableRequest,
+        base_url: str,
+        client: str = "",
+        *,
+        seed: int | None = None,
+        seat: int | None = None,
+    ) -> SeatGrant:
+        """Create a table; the creator takes the first human seat (or ``seat``).
+        ``seed`` replays another table's deals (same deal, compared: server/deals.py)."""
         if not self.create_limit.allow(client):
             raise TableError("rate_limited", "too many new tables; wait a little")
         cfg = req.config
@@ -156,7 +174,7 @@ class Hub:
         if not humans:
             raise TableError("bad_config", "at least one seat must be for a human player")
         table_id = "".join(self.rng.choice("abcdefghijkmnpqrstuvwxyz23456789") for _ in range(10))
-        seed = self.rng.randrange(1 << 62)
+        seed = self.rng.randrange(1 << 62) if seed is None else seed
         seats = [SeatInfo(kind=s.kind, bot=s.bot) for s in cfg.seats]
         game = TableGame(table_id, cfg, seed, seats, time.time())  # validates the rules
         self.store.create_table(
@@ -169,7 +187,8 @@ class Hub:
             ],
         )
         self.tables[table_id] = LiveTable.fresh(game)
-        grant = self._join(table_id, JoinRequest(name=req.name, seat=humans[0]), base_url)
+        first = seat if seat in humans else humans[0]
+        grant = self._join(table_id, JoinRequest(name=req.name, seat=first), base_url)
         if self.cluster is not None:
             self.cluster.announce_new(table_id)
         return grant
@@ -294,6 +313,9 @@ class Hub:
                     conn.send(error_text("rate_limited", "too many messages; slow down"))
                     if strikes >= RATE_STRIKES:
                         conn.close(CLOSE_POLICY)
+                    continue
+                # table chat (server/chat.py), once the message passed the depth check
+                if json_depth(raw) <= MAX_DEPTH and await chat.handle(self, live, conn, raw):
                     continue
                 msg = parse_client_message(raw)
                 if isinstance(msg, str):

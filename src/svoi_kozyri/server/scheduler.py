@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import random
 import time
 from collections.abc import Callable, Coroutine
 from typing import Any
@@ -155,8 +154,7 @@ class Scheduler:
                 return
             if kind == "deal":
                 if game.needs_deal():
-                    rng = random.Random(f"{game.seed}:{game.hand_number}")
-                    self.commit(live, game.make_deal(rng), None)
+                    self.commit(live, game.make_deal(game.deal_rng()), None)
                 return
             st = game.state
             if st is None or st.is_over:

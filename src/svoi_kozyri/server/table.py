@@ -128,9 +128,10 @@ class TableGame:
         self.rules = rules_for(self.config)
         self.rules_dict = self.rules.to_dict()
         rng = random.Random(self.seed)
-        self.session = Session(
-            self.rules, first_dealer=rng.randrange(self.rules.num_players), rng=rng
-        )
+        first = rng.randrange(self.rules.num_players)
+        if self.config.first_dealer is not None:  # a replayed deal (server/deals.py)
+            first = self.config.first_dealer % self.rules.num_players
+        self.session = Session(self.rules, first_dealer=first, rng=rng)
 
     # -- status ------------------------------------------------------------------
 
@@ -158,6 +159,11 @@ class TableGame:
         return self.full and not self.session.over and (self.state is None or self.state.is_over)
 
     # -- events ------------------------------------------------------------------
+
+    def deal_rng(self) -> random.Random:
+        """The shuffle of the next hand: it follows from the seed and the hand's
+        number (plus ``deal_offset``, so another table can replay a later hand)."""
+        return random.Random(f"{self.seed}:{self.hand_number + self.config.deal_offset}")
 
     def make_deal(self, rng: random.Random) -> dict[str, Any]:
         """The event that deals the next hand from a shuffle drawn from ``rng``."""

@@ -1,0 +1,107 @@
+// Shared helpers of the stand-alone pages (learn, analysis, deals, rules): a DOM
+// builder that only ever writes text (never HTML), card images with readable
+// names, and the page header with the way back to the lobby and the language
+// switcher.  Every visible string comes from the catalogues through t().
+import { cardName } from "./cards.js";
+import { initI18n, language, LANGUAGE_NAMES, LANGUAGES, onLanguage, setLanguage, t } from "./i18n.js";
+
+export { t, language, onLanguage };
+
+/** Build an element: attributes, onX handlers, and text or element children. */
+export function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k.startsWith("on") && typeof v === "function") node.addEventListener(k.slice(2), v);
+    else if (k === "class") node.className = v;
+    else node.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children.flat(Infinity)) {
+    if (c === null || c === undefined || c === false) continue;
+    node.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return node;
+}
+
+const SUIT = { S: "♠", H: "♥", D: "♦", C: "♣" };
+
+/** "10H" -> "10♥": short, and read out as rank and suit by screen readers. */
+export function cardText(card) {
+  if (!card) return "";
+  return card.slice(0, -1) + (SUIT[card.slice(-1)] || card.slice(-1));
+}
+
+/** A list of cards as text ("10♥ J♠"). */
+export function cardsText(cards) {
+  return (cards || []).map(cardText).join(" ");
+}
+
+/** Suit letters ("SH") as symbols ("♠♥"). */
+export function suitsText(suits) {
+  return [...(suits || "")].map((s) => SUIT[s] || s).join("");
+}
+
+/** A card image with its name ("queen of spades", in the page's language) as
+ * the alternative text, for screen readers. */
+export function cardImg(card, cls = "card-img") {
+  return el("img", { class: cls, src: `/cards/${card}.svg`, alt: cardName(card, t), width: "60", height: "84" });
+}
+
+/** A move in words ("beat with 6♦, lead Q♠"), from its notation. */
+export function moveText(move) {
+  const w = String(move || "").split(" ");
+  if (w[0] === "lead") return t("analysis.mv.lead", { card: cardText(w[1]) });
+  if (w[0] === "beat" && w.length === 4) return t("analysis.mv.beatLead", { beat: cardText(w[1]), lead: cardText(w[3]) });
+  if (w[0] === "beat") return t("analysis.mv.beatOut", { beat: cardText(w[1]) });
+  return t("analysis.mv.pickup");
+}
+
+/** The header of a stand-alone page: brand, lobby, learn, rules, language. */
+export function header(current) {
+  const select = el(
+    "select",
+    { id: "lang-select", "aria-label": t("nav.language") },
+    LANGUAGES.map((code) => el("option", { value: code, selected: code === language() }, LANGUAGE_NAMES[code])),
+  );
+  select.addEventListener("change", () => setLanguage(select.value));
+  const link = (href, key, id) =>
+    el("a", { href, id, "aria-current": current === id ? "page" : undefined }, t(key));
+  return el(
+    "header",
+    { class: "pk-top" },
+    el("a", { class: "pk-brand", href: "/" }, t("app.title")),
+    el(
+      "nav",
+      { "aria-label": t("nav.main") },
+      link("/", "nav.lobby", "nav-lobby"),
+      link("/learn", "learn.title", "nav-learn"),
+      link(`/rules/${language()}`, "nav.rules", "nav-rules"),
+      select,
+    ),
+  );
+}
+
+/** Start a page: load the catalogues, then draw with `render()` and again on
+ * every language change (the page keeps its own state between draws). */
+export async function startPage(render) {
+  await initI18n();
+  document.title = t("app.title");
+  render();
+  onLanguage(() => render());
+}
+
+/** JSON from the server, or an Error with the server's message. */
+export async function getJSON(path, options = {}) {
+  const res = await fetch(path, options);
+  const data = await res.json().catch(() => ({}));
+  if (!res.ok) throw new Error(data.message || `HTTP ${res.status}`);
+  return data;
+}
+
+export async function postJSON(path, body, headers = {}) {
+  return getJSON(path, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  });
+}

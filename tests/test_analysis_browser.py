@@ -1,0 +1,142 @@
+"""Browser tests of the analysis page: a finished hand opened from the table's
+link as the seat that played it, stepped through with the ratings shown; a
+downloaded record opened with the file picker; axe-core on both; Russian."""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from svoi_kozyri.server.process import ServerProcess
+from test_learn_browser import CHROMIUM, axe_violations, new_page
+
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
+MS = 5  # rating time per turn: quick tests
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    if CHROMIUM is None:
+        pytest.skip("Debian's chromium is not installed (apt-get install chromium)")
+    tmp = tmp_path_factory.mktemp("analysis")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("SVOI_KOZYRI_ANALYSIS_MS", "2500")  # a quick, partial rating
+        srv = ServerProcess(f"sqlite:///{tmp / 'web.db'}", seed=9, log_path=tmp / "s.log")
+        srv.start()
+    try:
+        yield srv
+    finally:
+        srv.stop()
+
+
+@pytest.fixture(scope="module")
+def browser(server: ServerProcess) -> Iterator[Any]:
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(
+            executable_path=CHROMIUM,
+            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+        )
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def finished(server: ServerProcess) -> dict[str, Any]:
+    """A two-player table (you against the random bot, the 24-card open game)
+    played to its end over a real WebSocket."""
+    from websockets.sync.client import connect
+
+    body = {
+        "name": "Ann",
+        "config": {
+            "seats": [{"kind": "human"}, {"kind": "bot", "bot": "random"}],
+            "rules": {"variant": "besicovitch", "deck_size": 24, "loss_limit": 1},
+            "bot_delay_s": 0,
+            "hand_pause_s": 0,
+        },
+    }
+    req = urllib.request.Request(
+        server.base + "/api/tables",
+        data=json.dumps(body).encode(),
+        headers={"Content-Type": "application/json"},
+    )
+    with urllib.request.urlopen(req) as r:
+        grant: dict[str, Any] = json.loads(r.read())
+    with connect(server.base.replace("http", "ws") + f"/ws/{grant['table_id']}") as ws:
+        ws.send(json.dumps({"type": "hello", "token": grant["token"]}))
+        for _ in range(20000):
+            m = json.loads(ws.recv(timeout=30))
+            if m["type"] != "state":
+                continue
+            v = m["view"]
+            if v["session"]["over"]:
+                break
+            h = v["hand"]
+            if h and h["to_act"] == 0 and not h["result"] and h["legal"]:
+                ws.send(json.dumps({"type": "move", "move": h["legal"][-1]}))
+    return grant
+
+
+def test_analysis_of_a_finished_hand(
+    browser: Any, server: ServerProcess, finished: dict[str, Any]
+) -> None:
+    for lang, size in (("en", (1280, 800)), ("ru", (390, 844))):
+        page = new_page(browser, *size, lang=lang)
+        page.goto(server.base + "/learn")  # same origin: give the page the seat's token
+        page.evaluate(
+            f"localStorage.setItem('sk.token.{finished['table_id']}', '{finished['token']}')"
+        )
+        page.goto(server.base + f"/analysis?table={finished['table_id']}&hand=1")
+        page.wait_for_selector("#analysis", timeout=60000)
+        assert ("Seen from seat A" if lang == "en" else "Глазами места A") in page.inner_text(
+            "#viewer"
+        )
+        steps = page.locator(".pk-step").count()
+        assert steps > 2
+        # walk to the first rated turn of ours and read its rating
+        rated = False
+        for _ in range(steps):
+            if page.locator("#rating .pk-tag").count():
+                rated = True
+                break
+            page.click("#next")
+        assert rated
+        text = page.inner_text("#rating")
+        assert (
+            ("proven" in text or "chance" in text)
+            if lang == "en"
+            else ("доказан" in text or "шанс" in text)
+        )
+        assert axe_violations(page) == []
+        page.keyboard.press("End")
+        page.click("#last")
+        assert page.inner_text("#result")
+        assert not page.errors
+
+
+def test_record_file_opened_in_the_browser(
+    browser: Any, server: ServerProcess, finished: dict[str, Any], tmp_path: Path
+) -> None:
+    url = server.base + f"/api/tables/{finished['table_id']}/record?token={finished['token']}"
+    with urllib.request.urlopen(url) as r:
+        (tmp_path / "game.txt").write_bytes(r.read())
+    page = new_page(browser)
+    page.goto(server.base + f"/analysis?ms={MS}")
+    page.wait_for_selector("#record-file")
+    assert axe_violations(page) == []
+    page.set_input_files("#record-file", str(tmp_path / "game.txt"))
+    page.wait_for_selector("#analysis", timeout=60000)
+    assert "Seen from seat A" in page.inner_text("#viewer")
+    page.click('.pk-step[data-step="1"]')
+    assert "Turn 2" in page.inner_text("#step-label")
+    assert axe_violations(page) == []
+    bad = tmp_path / "bad.txt"
+    bad.write_text("not a record")
+    page.set_input_files("#record-file", str(bad))
+    page.wait_for_selector(".pk-error")
