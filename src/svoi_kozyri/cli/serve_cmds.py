@@ -104,10 +104,10 @@ def serve(
     ] = 1,
 ) -> None:
     """Serve the web game: lobby, tables with bots and friends, spectators, replays."""
+    from sqlalchemy.exc import SQLAlchemyError
+
     from ..server.migrate import UnmigratedDatabaseError
     from ..server.run import WorkersNeedPostgresError, run_server
-
-    from sqlalchemy.exc import SQLAlchemyError
 
     if log_level.lower() not in LOG_LEVELS:
         raise ServeOptionError(f"--log-level must be one of {', '.join(LOG_LEVELS)}")
@@ -121,7 +121,8 @@ def serve(
         raise typer.Exit(1) from None
     except SQLAlchemyError as e:  # e.g. a PostgreSQL server that cannot be reached
         reason = " ".join(str(getattr(e, "orig", None) or e).split())
-        raise DatabaseURLError(f"--database {_shown(url)}: cannot open the database: {reason}") from None
+        shown = _shown(url)
+        raise DatabaseURLError(f"--database {shown}: cannot open the database: {reason}") from None
 
 
 def migrate(
