@@ -123,8 +123,9 @@ def test_analysis_of_a_finished_hand(
 def test_record_file_opened_in_the_browser(
     browser: Any, server: ServerProcess, finished: dict[str, Any], tmp_path: Path
 ) -> None:
-    url = server.base + f"/api/tables/{finished['table_id']}/record?token={finished['token']}"
-    with urllib.request.urlopen(url) as r:
+    url = server.base + f"/api/tables/{finished['table_id']}/record"
+    request = urllib.request.Request(url, headers={"X-Seat-Token": finished["token"]})
+    with urllib.request.urlopen(request) as r:
         (tmp_path / "game.txt").write_bytes(r.read())
     page = new_page(browser)
     page.goto(server.base + f"/analysis?ms={MS}")

@@ -46,10 +46,11 @@ async function load() {
     if (state.table) {
       const token = store.token(state.table);
       const query = new URLSearchParams();
-      if (token) query.set("token", token);
       if (state.ms) query.set("ms", String(state.ms));
       const q = query.toString() ? `?${query}` : "";
-      state.data = await getJSON(`/api/tables/${encodeURIComponent(state.table)}/hands/${state.hand}/analysis${q}`);
+      // the seat token goes in a header: tokens never travel in URLs
+      const headers = token ? { "X-Seat-Token": token } : {};
+      state.data = await getJSON(`/api/tables/${encodeURIComponent(state.table)}/hands/${state.hand}/analysis${q}`, { headers });
     } else if (state.recordText !== null) {
       state.data = await postJSON("/api/analysis/record", { text: state.recordText, hand: state.hand, ...(state.ms ? { ms: state.ms } : {}) });
     } else {

@@ -37,7 +37,21 @@ export const api = {
   join: (tableId, name) => call("POST", `/api/tables/${tableId}/join`, { name }),
   table: (tableId, token) => call("GET", `/api/tables/${tableId}`, undefined, token),
   replay: (tableId, token) => call("GET", `/api/tables/${tableId}/replay`, undefined, token),
+  // a 60-second signed link to the record written for the token's seat: the
+  // token travels in a header, never in a URL (docs/protocol.md)
+  recordLink: (tableId, token) => call("POST", `/api/tables/${tableId}/record-link`, {}, token),
 };
+
+/** Download the table's record as the token's seat sees it (a signed, short-lived link). */
+export async function downloadRecord(tableId, token) {
+  const { url } = await api.recordLink(tableId, token);
+  const a = document.createElement("a");
+  a.href = url;
+  a.download = `svoi-kozyri-${tableId}.skr`;
+  document.body.append(a);
+  a.click();
+  a.remove();
+}
 
 // A table connection that reconnects by itself: the seat belongs to the token,
 // not to the socket, so a new socket with the same token gets the same seat.

@@ -2,6 +2,7 @@
 // the pile in the middle with what a refusal takes, the viewer's fanned hand,
 // the actions, the log and the score.  It only ever renders the view the
 // server built for this viewer (docs/protocol.md: TableView).
+import { downloadRecord } from "./api.js";
 import { html, useEffect, useLayoutEffect, useRef, useState } from "./html.js";
 import { language, t } from "./i18n.js";
 import {
@@ -287,7 +288,7 @@ function Countdown({ seconds }) {
   return html`<span id="countdown">${left > 0 ? t("banner.nextIn", { count: left }) : t("banner.nextSoon")}</span>`;
 }
 
-function Banner({ view, tableId, readOnly, tokenQuery }) {
+function Banner({ view, tableId, readOnly, token }) {
   const s = view.session;
   const hand = view.hand;
   const nm = names(view);
@@ -308,8 +309,10 @@ function Banner({ view, tableId, readOnly, tokenQuery }) {
       ${hand?.result ? html`<div>${resultText(hand.result, nm, you, t)}</div>` : null}
       ${orderList}
       <div class="row">
-        <a class="button" href=${`/api/tables/${tableId}/record${tokenQuery}`} download="" id="download-record">${t("table.record")}</a>
+        <button type="button" id="download-record" onClick=${() => downloadRecord(tableId, token)}>${t("table.record")}</button>
         <a class="button" href=${`#/r/${tableId}`} id="replay-link">${t("table.replay")}</a>
+        <a class="button" href=${`/session?table=${tableId}`} id="session-link">${t("session.title")}</a>
+        ${hand?.result ? html`<a class="button" href=${`/analysis?table=${tableId}&hand=${hand.number}`} id="analysis-link">${t("analysis.title")}</a>` : null}
         <a class="button" href="#/">${t("table.lobby")}</a>
       </div>
     </div>`;
@@ -321,6 +324,7 @@ function Banner({ view, tableId, readOnly, tokenQuery }) {
       ${orderList}
       <div class="small" id="banner-score">${t("table.score")}: ${view.seats.map((x) => `${nm[x.seat]} ${(s.mode === "losses" ? s.losses : s.points)[x.seat]}`).join(" · ")}</div>
       ${readOnly ? null : html`<div class="small">${view.hand_pause_s ? html`<${Countdown} seconds=${view.hand_pause_s} />` : t("banner.nextSoon")}</div>`}
+      <div class="row"><a class="button" href=${`/analysis?table=${tableId}&hand=${hand.number}`} id="analysis-link" target="_blank" rel="noopener">${t("analysis.title")}</a></div>
     </div>`;
   }
   return null;
@@ -346,7 +350,7 @@ function InvitePanel({ tableId, inline }) {
   </div>`;
 }
 
-function TableHead({ view, tableId, conn, readOnly, tokenQuery }) {
+function TableHead({ view, tableId, conn, readOnly, token }) {
   const [open, setOpen] = useState(false);
   const host = view.seats.find((s) => s.kind === "human" && s.taken);
   const title = view.title || (host ? t("lobby.tableOf", { name: host.name }) : tableId);
@@ -359,7 +363,7 @@ function TableHead({ view, tableId, conn, readOnly, tokenQuery }) {
     <span class="grow"></span>
     ${readOnly || waiting ? null : html`<button class="small-btn" id="invite-btn" aria-expanded=${open} onClick=${() => setOpen(!open)}>${t("table.invite")}</button>`}
     ${readOnly ? null : html`<a class="small-btn" href=${`#/r/${tableId}`}>${t("table.replay")}</a>`}
-    ${readOnly ? null : html`<a class="small-btn" href=${`/api/tables/${tableId}/record${tokenQuery}`} download="">${t("table.record")}</a>`}
+    ${readOnly ? null : html`<button type="button" class="small-btn" onClick=${() => downloadRecord(tableId, token)}>${t("table.record")}</button>`}
     ${open && !waiting ? html`<${InvitePanel} tableId=${tableId} />` : null}
   </div>`;
 }
@@ -451,7 +455,6 @@ export function Table({ view, tableId, conn = "connected", send = () => {}, read
   const hand = view.hand;
   const myTurn = !readOnly && hand && hand.to_act === view.viewer && !hand.result && view.viewer !== null;
   const token = view.viewer !== null ? store.token(tableId) : null;
-  const tokenQuery = token ? `?token=${encodeURIComponent(token)}` : "";
 
   const play = (move) => {
     setSelectedBeat(null);
@@ -512,7 +515,7 @@ export function Table({ view, tableId, conn = "connected", send = () => {}, read
   const waiting = view.seats.some((s) => !s.taken);
   const me = view.viewer !== null ? view.seats[view.viewer] : null;
   return html`<div class="table-page" id="table" ref=${root} data-players=${view.seats.length} data-version=${view.version}>
-    <${TableHead} view=${view} tableId=${tableId} conn=${conn} readOnly=${readOnly} tokenQuery=${tokenQuery} />
+    <${TableHead} view=${view} tableId=${tableId} conn=${conn} readOnly=${readOnly} token=${token} />
     ${flash ? html`<div class="flash" id="flash" role="alert">${flash}</div>` : null}
     <div class="felt" role="region" aria-label=${t("table.label")}>
       ${places
@@ -523,7 +526,7 @@ export function Table({ view, tableId, conn = "connected", send = () => {}, read
         ${hand ? html`<${Pile} view=${view} readOnly=${readOnly} showPile=${showPile} setShowPile=${setShowPile} />` : null}
         ${waiting && !readOnly ? html`<${InvitePanel} tableId=${tableId} inline=${true} />` : null}
       </div>
-      <${Banner} view=${view} tableId=${tableId} readOnly=${readOnly} tokenQuery=${tokenQuery} />
+      <${Banner} view=${view} tableId=${tableId} readOnly=${readOnly} token=${token} />
       ${me && hand
         ? html`<div class=${"me" + (myTurn ? " to-act" : "")} data-seat=${me.letter}>
             <div class="me-head">
