@@ -82,10 +82,14 @@ def _resolve(name: str) -> Any:
 
 def make_agent(spec: str, seed: int | None = None) -> Agent:
     """Build an agent from ``name`` or ``name:key=value,key=value``
-    (e.g. ``ismcts:iterations=2000``).  Unknown names and bad options raise
-    ``ValueError`` with a message naming them."""
+    (e.g. ``ismcts:iterations=2000``), or ``engine:COMMAND`` for an external engine.
+    Unknown names and bad options raise ``ValueError`` with a message naming them."""
     name, _, opts = spec.strip().partition(":")
     name = name.lower()
+    if name == "engine":  # an external engine: engine:COMMAND (bots/external.py)
+        from .external import make_external
+
+        return make_external(spec.strip(), seed)
     if name not in REGISTRY:
         raise ValueError(f"unknown bot {name!r} (choose from {', '.join(REGISTRY)})")
     kwargs: dict[str, Any] = {}

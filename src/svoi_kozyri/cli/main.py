@@ -18,6 +18,7 @@ COMMAND_MODULES = [
     "serve_cmds",
     "search_cmds",
     "notation_cmds",
+    "protocol_cmds",
 ]
 
 app = typer.Typer(

@@ -1,0 +1,130 @@
+"""External engines as bots: ``engine:CMD`` plays through the engine protocol.
+
+Why a referee here: an engine is somebody else's program.  Every answer is
+checked against the legal moves of the observation; an engine that crashes,
+hangs past its time-out, or answers with an illegal or unreadable move loses
+that move to the *default action* (the easy level's move, computed from the
+same observation) and the hand goes on.  A crashed engine is restarted for its
+next move.  ``failures`` counts what went wrong, for reports.
+
+Only the player's own observation is sent, so an engine never learns a hidden
+card.  Options (``engine:CMD`` with CMD a shell-like command line) are given to
+:class:`ExternalAgent` directly or through the bot catalogue.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import shutil
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from ..core import Move, Observation
+from .base import Agent
+from .basic import GreedyAgent
+
+if TYPE_CHECKING:
+    from ..protocol.client import SimpleEngine
+
+#: The bot kind prefix: ``engine:./my-engine --fast``.
+ENGINE_PREFIX = "engine:"
+
+
+class ExternalAgent(Agent):
+    """A bot played by an engine process speaking the engine protocol.
+
+    ``command``: the engine's command line; ``movetime_ms``/``nodes``: the limit
+    sent with every ``go`` (default: the engine's own); ``timeout``: seconds to
+    wait for a move before ``stop`` (default: the move time plus a grace).
+    """
+
+    name: ClassVar[str] = "engine"
+
+    def __init__(
+        self,
+        command: str,
+        seed: int | None = None,
+        movetime_ms: float | None = None,
+        nodes: int | None = None,
+        timeout: float | None = None,
+        label: str | None = None,
+    ) -> None:
+        super().__init__(seed)
+        from ..protocol.client import Limit, _command
+
+        args = _command(command)  # ValueError for an empty or unbalanced command
+        if shutil.which(args[0]) is None:
+            raise ValueError(f"engine command not found: {args[0]!r} (in {command!r})")
+        self.command = command
+        self.limit = Limit(
+            time=None if movetime_ms is None else movetime_ms / 1000.0,
+            nodes=nodes,
+        )
+        self.timeout = timeout
+        self._label = label
+        self._fallback = GreedyAgent(seed)
+        self._engine: SimpleEngine | None = None
+        self.failures: collections.Counter[str] = collections.Counter()
+        self.last_error: str | None = None
+
+    def reseed(self, seed: int | None) -> None:
+        """Reset the random stream (the seeds sent with ``go`` come from it)."""
+        super().reseed(seed)
+        self._fallback.reseed(seed)
+
+    def label(self) -> str:
+        """``engine:CMD`` or the name it was configured under."""
+        return self._label or f"{ENGINE_PREFIX}{self.command}"
+
+    def _start(self) -> SimpleEngine:
+        from ..protocol.client import SimpleEngine
+
+        if self._engine is None:
+            self._engine = SimpleEngine.popen(self.command)
+        return self._engine
+
+    def choose(self, obs: Observation) -> Move:
+        """The engine's move if it is legal, else the default action."""
+        from ..protocol.client import EngineError
+
+        legal = obs.legal_moves()
+        seed = self.rng.getrandbits(31)
+        try:
+            engine = self._start()
+            result = engine.play(obs, self.limit, seed=seed, timeout=self.timeout)
+        except (EngineError, OSError, ValueError) as e:
+            kind = type(e).__name__
+            self.failures["timeout" if "Timeout" in kind else "crash"] += 1
+            self.last_error = f"{kind}: {e}"
+            self.close()  # a fresh process for the next move
+            return self.default_action(obs)
+        if result.move is None or result.move not in legal:
+            self.failures["illegal"] += 1
+            self.last_error = f"illegal or unreadable move {result.raw!r}"
+            return self.default_action(obs)
+        return result.move
+
+    def default_action(self, obs: Observation) -> Move:
+        """The move played for a failed engine: the easy level's choice."""
+        return self._fallback.choose(obs)
+
+    def close(self) -> None:
+        """Quit the engine process (a later move starts a new one)."""
+        engine, self._engine = self._engine, None
+        if engine is not None:
+            with contextlib.suppress(Exception):
+                engine.quit(timeout=2.0)
+
+    def __del__(self) -> None:
+        with contextlib.suppress(Exception):
+            self.close()
+
+
+def make_external(spec: str, seed: int | None = None, **options: Any) -> ExternalAgent:
+    """Build an :class:`ExternalAgent` from ``engine:CMD``."""
+    if not spec.startswith(ENGINE_PREFIX):
+        raise ValueError(f"an engine bot is written {ENGINE_PREFIX}COMMAND, not {spec!r}")
+    command = spec[len(ENGINE_PREFIX) :].strip()
+    if not command:
+        raise ValueError("engine: needs a command, e.g. engine:./my-engine")
+    return ExternalAgent(command, seed=seed, **options)
