@@ -35,7 +35,8 @@ class ExternalAgent(Agent):
 
     ``command``: the engine's command line; ``movetime_ms``/``nodes``: the limit
     sent with every ``go`` (default: the engine's own); ``timeout``: seconds to
-    wait for a move before ``stop`` (default: the move time plus a grace).
+    wait for a move before ``stop`` (default: the move time plus a grace), and
+    ``grace``: seconds after ``stop`` before the engine is given up and killed.
     """
 
     name: ClassVar[str] = "engine"
@@ -47,6 +48,7 @@ class ExternalAgent(Agent):
         movetime_ms: float | None = None,
         nodes: int | None = None,
         timeout: float | None = None,
+        grace: float | None = None,
         label: str | None = None,
     ) -> None:
         super().__init__(seed)
@@ -61,6 +63,7 @@ class ExternalAgent(Agent):
             nodes=nodes,
         )
         self.timeout = timeout
+        self.grace = grace
         self._label = label
         self._fallback = GreedyAgent(seed)
         self._engine: SimpleEngine | None = None
@@ -91,12 +94,17 @@ class ExternalAgent(Agent):
         seed = self.rng.getrandbits(31)
         try:
             engine = self._start()
-            result = engine.play(obs, self.limit, seed=seed, timeout=self.timeout)
+            if self.grace is None:
+                result = engine.play(obs, self.limit, seed=seed, timeout=self.timeout)
+            else:
+                result = engine.play(
+                    obs, self.limit, seed=seed, timeout=self.timeout, grace=self.grace
+                )
         except (EngineError, OSError, ValueError) as e:
             kind = type(e).__name__
             self.failures["timeout" if "Timeout" in kind else "crash"] += 1
             self.last_error = f"{kind}: {e}"
-            self.close()  # a fresh process for the next move
+            self.close(kill=True)  # a fresh process for the next move
             return self.default_action(obs)
         if result.move is None or result.move not in legal:
             self.failures["illegal"] += 1
@@ -108,12 +116,13 @@ class ExternalAgent(Agent):
         """The move played for a failed engine: the easy level's choice."""
         return self._fallback.choose(obs)
 
-    def close(self) -> None:
-        """Quit the engine process (a later move starts a new one)."""
+    def close(self, kill: bool = False) -> None:
+        """Quit the engine process (``kill``: at once, for a misbehaving one); a
+        later move starts a new one."""
         engine, self._engine = self._engine, None
         if engine is not None:
             with contextlib.suppress(Exception):
-                engine.quit(timeout=2.0)
+                engine.quit(timeout=0.0 if kill else 2.0)
 
     def __del__(self) -> None:
         with contextlib.suppress(Exception):

@@ -308,12 +308,13 @@ class EngineProtocol(asyncio.SubprocessProtocol):
         *,
         seed: int | None = None,
         timeout: float | None = None,
+        grace: float = DEFAULT_GRACE,
     ) -> PlayResult:
         """Ask for a move in ``obs`` (the engine's own seat, its turn).
 
         ``timeout`` (seconds; default: the limit's time plus :data:`DEFAULT_GRACE`,
         or :data:`DEFAULT_TIMEOUT`) bounds the wait for ``bestmove``; past it the
-        engine gets ``stop`` and one more grace, then :class:`EngineTimeoutError`.
+        engine gets ``stop`` and ``grace`` more seconds, then :class:`EngineTimeoutError`.
         """
         limit = limit or Limit()
         if timeout is None:
@@ -336,11 +337,11 @@ class EngineProtocol(asyncio.SubprocessProtocol):
                     if stopped:
                         raise EngineTimeoutError(
                             f"the engine gave no bestmove within {timeout:g} s and "
-                            f"{DEFAULT_GRACE:g} s after stop"
+                            f"{grace:g} s after stop"
                         ) from None
                     self.send_line("stop")
                     stopped = True
-                    deadline = loop.time() + DEFAULT_GRACE
+                    deadline = loop.time() + grace
                     continue
                 tokens = line.split()
                 if tokens[0] == "info":
@@ -362,9 +363,11 @@ class EngineProtocol(asyncio.SubprocessProtocol):
         """``quit``, then wait for the process to end (killed after ``timeout``)."""
         with contextlib.suppress(EngineTerminatedError):
             self.send_line("quit")
+        if timeout <= 0:
+            self.kill()
         if self.returncode is not None:
             try:
-                await asyncio.wait_for(asyncio.shield(self.returncode), timeout)
+                await asyncio.wait_for(asyncio.shield(self.returncode), max(timeout, 1.0))
             except TimeoutError:
                 self.kill()
 
@@ -468,9 +471,11 @@ class SimpleEngine:
         *,
         seed: int | None = None,
         timeout: float | None = None,
+        grace: float = DEFAULT_GRACE,
     ) -> PlayResult:
         """See :meth:`EngineProtocol.play`."""
-        return _run(self._loop, self.protocol.play(obs, limit, seed=seed, timeout=timeout), None)
+        coro = self.protocol.play(obs, limit, seed=seed, timeout=timeout, grace=grace)
+        return _run(self._loop, coro, None)
 
     def ping(self, timeout: float = DEFAULT_TIMEOUT) -> None:
         """See :meth:`EngineProtocol.ping`."""
@@ -491,7 +496,7 @@ class SimpleEngine:
         self._closed = True
         try:
             _run(self._loop, self.protocol.quit(timeout), None)
-        except (EngineError, RuntimeError):
+        except Exception:  # quitting never fails: whatever went wrong, kill it
             self.protocol.kill()
         finally:
             _stop_loop(self._loop)
