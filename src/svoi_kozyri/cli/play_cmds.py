@@ -208,8 +208,10 @@ def play(
         seat_kinds = ["human"] * k + [bot_spec] * (n - k)
     for kind in seat_kinds:
         name = kind.partition(":")[0].lower()
-        if kind != "human" and name not in REGISTRY:
-            raise _fail(f"unknown bot {name!r} (choose from human, {', '.join(REGISTRY)})")
+        if kind != "human" and name not in REGISTRY and name != "engine":
+            raise _fail(
+                f"unknown bot {name!r} (choose from human, {', '.join(REGISTRY)}, engine:CMD)"
+            )
     if save is not None and (save.is_dir() or not save.parent.is_dir()):
         raise _fail(f"--save {save}: not a file in an existing folder")
     name_list = [s.strip() for s in names.split(",")] if names else []

@@ -36,14 +36,17 @@ _STATUS = {
 }
 
 
-def create_app(database_url: str, *, seed: int | None = None) -> FastAPI:
+def create_app(
+    database_url: str, *, seed: int | None = None, engines: dict[str, str] | None = None
+) -> FastAPI:
     """The web app storing its tables at ``database_url`` (any SQLAlchemy URL).
 
     ``seed`` makes table ids, seeds and deals reproducible (tests); seat tokens
-    always come from :mod:`secrets`.
+    always come from :mod:`secrets`.  ``engines`` maps bot names to the command
+    lines of external engines the operator allows (clients see only the names).
     """
     store = Store(database_url)
-    hub = Hub(store, seed=seed)
+    hub = Hub(store, seed=seed, engines=engines)
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:

@@ -18,6 +18,7 @@ import logging
 import multiprocessing
 import random
 import secrets
+import threading
 import time
 from collections.abc import Coroutine
 from dataclasses import dataclass, field
@@ -26,8 +27,8 @@ from typing import Any
 from fastapi import WebSocket, WebSocketDisconnect
 from pydantic import TypeAdapter, ValidationError
 
-from ..bots.base import available_agents, make_agent
-from ..core import Observation, observe
+from ..bots.base import REGISTRY, available_agents, make_agent
+from ..core import Move, Observation, observe
 from .db import Store, hash_token
 from .schemas import (
     MAX_MESSAGE_BYTES,
@@ -84,6 +85,31 @@ def default_bot() -> str:
     return next(b for b in DEFAULT_PREFERENCE if b in have)
 
 
+class EnginePool:
+    """The operator's external engines by name, each started on first use."""
+
+    def __init__(self, engines: dict[str, str]) -> None:
+        from ..bots.external import ExternalAgent
+
+        self.names = list(engines)
+        self._agents = {
+            name: ExternalAgent(cmd, timeout=10.0, label=name) for name, cmd in engines.items()
+        }
+        self._locks = {name: threading.Lock() for name in engines}
+
+    def choose(self, name: str, seed: int, obs: Observation) -> Move:
+        """The engine's referee-checked move (blocking: run it in a thread)."""
+        with self._locks[name]:
+            agent = self._agents[name]
+            agent.reseed(seed)
+            return agent.choose(obs)
+
+    def close(self) -> None:
+        """Quit every engine process."""
+        for agent in self._agents.values():
+            agent.close()
+
+
 @dataclass(eq=False)
 class Conn:
     """One WebSocket: its seat (``None`` for a spectator) and an outgoing queue,
@@ -123,11 +149,17 @@ class LiveTable:
 class Hub:
     """Owns the store and every live table."""
 
-    def __init__(self, store: Store, seed: int | None = None) -> None:
+    def __init__(
+        self, store: Store, seed: int | None = None, engines: dict[str, str] | None = None
+    ) -> None:
         self.store = store
         self.tables: dict[str, LiveTable] = {}
         self.rng: random.Random = random.Random(seed) if seed is not None else random.SystemRandom()
-        self.bots = bot_names()
+        # External engines the operator configured (``serve --engine NAME=CMD``): a
+        # client picks one by NAME only, never by command.  One referee-checked
+        # process per engine serves every table (the protocol is stateless).
+        self.engines = EnginePool(engines or {})
+        self.bots = bot_names() + [n for n in self.engines.names if n not in bot_names()]
         self.default_bot = default_bot()
         self.actions = 0
         self._pool: concurrent.futures.ProcessPoolExecutor | None = None
@@ -154,10 +186,16 @@ class Hub:
                 live.handle.cancel()
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
+        self.engines.close()
 
     async def bot_move(self, spec: str, seed: int, obs: Observation) -> str:
         """The move of bot ``spec`` for ``obs``: on the loop for cheap bots, else in a
-        worker process (a thread if processes are unavailable)."""
+        worker process (a thread if processes are unavailable); a configured engine
+        in a thread (its referee turns any failure into the default action)."""
+        if spec in self.engines.names:
+            return str(await asyncio.to_thread(self.engines.choose, spec, seed, obs))
+        if spec.partition(":")[0] not in REGISTRY:  # an engine no longer configured
+            spec = self.default_bot
         agent = make_agent(spec, seed=seed)
         if agent.name in CHEAP_BOTS:
             return str(agent.choose(obs))
