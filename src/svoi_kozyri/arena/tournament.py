@@ -26,12 +26,12 @@ import random
 import statistics
 import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..bots.base import Agent, make_agent, play_out
 from ..core import Game, Rules, blind_owners, seat_name
+from .backends import Backend, make_backend
 from .stats import wilson_interval
 
 Progress = Callable[[int], None]
@@ -156,6 +156,7 @@ class ArenaReport:
     outcomes: list[HandOutcome]
     bots: dict[str, BotStats]
     round_robin: bool = False
+    backend: str = "local"
 
     @property
     def hands(self) -> int:
@@ -210,6 +211,7 @@ class ArenaReport:
             "rules": self.rules.to_dict(only_changed=True),
             "seed": self.seed,
             "workers": self.workers,
+            "backend": self.backend,
             "round_robin": self.round_robin,
             "rating_model": "openskill PlackettLuce" if self.round_robin else None,
             **self.summary(),
@@ -378,6 +380,8 @@ def _run(
     workers: int | None,
     progress: Progress | None,
     round_robin: bool,
+    backend: str | Backend = "local",
+    address: str | None = None,
 ) -> ArenaReport:
     n = rules.num_players
     if deals < 1:
@@ -386,11 +390,12 @@ def _run(
         if len(lu) != n:
             raise ValueError(f"{len(lu)} bots listed for {n} seats: list exactly one bot per seat")
     _check_specs(sorted({s for lu in lineups for s in lu}))
-    workers = (os.cpu_count() or 1) if workers is None else workers
-    if workers < 1:
-        raise ValueError("workers must be at least 1")
+    runner = make_backend(backend, workers=workers, address=address)
     rules_dict = rules.to_dict(only_changed=True)
-    per_job = max(1, min(25, math.ceil(deals * len(lineups) / (workers * 8))))
+    # The jobs do not depend on the backend, and results are sorted below, so where
+    # and in what order the jobs finish changes nothing.
+    cpus = (os.cpu_count() or 1) if workers is None else max(1, workers)
+    per_job = max(1, min(25, math.ceil(deals * len(lineups) / (cpus * 8))))
     jobs = [
         (rules_dict, li, lu, list(range(start, min(deals, start + per_job))), seed)
         for li, lu in enumerate(lineups)
@@ -398,20 +403,11 @@ def _run(
     ]
     t0 = time.perf_counter()
     outcomes: list[HandOutcome] = []
-    if workers == 1:
-        for job in jobs:
-            res = _play_deals(*job)
-            outcomes += res
-            if progress is not None:
-                progress(len(res))
-    else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            futures = [pool.submit(_play_deals, *job) for job in jobs]
-            for fut in as_completed(futures):
-                res = fut.result()
-                outcomes += res
-                if progress is not None:
-                    progress(len(res))
+    for res in runner.run(_play_deals, jobs):
+        outcomes += res
+        if progress is not None:
+            progress(len(res))
+    workers = runner.workers
     elapsed = time.perf_counter() - t0
     outcomes.sort(key=lambda o: (o.deal, o.lineup, o.rotation))
     names = list(dict.fromkeys(s for lu in lineups for s in lu))
@@ -429,6 +425,7 @@ def _run(
         deals=deals,
         workers=workers,
         elapsed_s=elapsed,
+        backend=runner.name,
         outcomes=outcomes,
         bots=bots,
         round_robin=round_robin,
@@ -471,6 +468,8 @@ def run_arena(
     seed: int = 0,
     workers: int | None = None,
     progress: Progress | None = None,
+    backend: str | Backend = "local",
+    address: str | None = None,
 ) -> ArenaReport:
     """Play about ``hands`` hands between the bots in ``seats`` (one bot spec per seat).
 
@@ -478,7 +477,9 @@ def run_arena(
     once per seat rotation (``n`` hands).  ``rules`` defaults to the standard rules
     for ``len(seats)`` players.  ``workers`` processes (default: all CPU cores; 1
     runs in this process).  ``progress`` is called with the number of hands each
-    time a batch finishes.
+    time a batch finishes.  ``backend`` ``"ray"`` runs the batches as Ray tasks, on
+    the cluster at ``address`` or a local Ray (:mod:`.backends`); the results are
+    the same as locally.
     """
     specs = tuple(s.strip() for s in seats)
     if rules is None:
@@ -491,6 +492,8 @@ def run_arena(
         workers,
         progress,
         round_robin=False,
+        backend=backend,
+        address=address,
     )
 
 
@@ -514,6 +517,8 @@ def run_round_robin(
     seed: int = 0,
     workers: int | None = None,
     progress: Progress | None = None,
+    backend: str | Backend = "local",
+    address: str | None = None,
 ) -> ArenaReport:
     """Play every table of :func:`round_robin_lineups` on the same paired deals
     (about ``hands_per_table`` hands each) and rate every bot with OpenSkill
@@ -531,6 +536,8 @@ def run_round_robin(
         workers,
         progress,
         round_robin=True,
+        backend=backend,
+        address=address,
     )
 
 

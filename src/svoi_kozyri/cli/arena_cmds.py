@@ -89,6 +89,17 @@ def arena(
     csv_path: Annotated[Path | None, typer.Option("--csv", help="write figures as CSV")] = None,
     plot: Annotated[Path | None, typer.Option(help="directory for PNG charts")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress bar")] = False,
+    backend: Annotated[
+        str,
+        typer.Option(help="local (worker processes) or ray (Ray tasks; same results for a seed)"),
+    ] = "local",
+    address: Annotated[
+        str | None,
+        typer.Option(
+            help="with --backend ray: an existing cluster (auto, HOST:6379, ray://HOST:10001); "
+            "default: start a local Ray with --workers CPUs"
+        ),
+    ] = None,
 ) -> None:
     """Play many hands between bots (paired deals, seat rotation, all CPU cores) and report
     each bot's durak rate with a 95 % interval, first-out rate, draws, hand length and
@@ -135,11 +146,25 @@ def arena(
 
             if seats is not None:
                 report = run_arena(
-                    bot_list, hands, rules=rules, seed=seed, workers=workers, progress=advance
+                    bot_list,
+                    hands,
+                    rules=rules,
+                    seed=seed,
+                    workers=workers,
+                    progress=advance,
+                    backend=backend,
+                    address=address,
                 )
             else:
                 report = run_round_robin(
-                    bot_list, hands, rules=rules, seed=seed, workers=workers, progress=advance
+                    bot_list,
+                    hands,
+                    rules=rules,
+                    seed=seed,
+                    workers=workers,
+                    progress=advance,
+                    backend=backend,
+                    address=address,
                 )
     except (ValueError, RulesError) as e:
         err.print(f"[red]error:[/] {e}")
