@@ -14,20 +14,43 @@ card.  Options (``engine:CMD`` with CMD a shell-like command line) are given to
 
 from __future__ import annotations
 
+import atexit
 import collections
 import contextlib
 import shutil
+import threading
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..core import Move, Observation
 from .base import Agent
 from .basic import GreedyAgent
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the protocol layer is imported on first use (it is not small)
     from ..protocol.client import SimpleEngine
 
 #: The bot kind prefix: ``engine:./my-engine --fast``.
 ENGINE_PREFIX = "engine:"
+
+# Engine processes shared by every agent of this process with the same command:
+# the protocol is stateless, so one process can play every seat, and starting a
+# process (hundreds of milliseconds for a Python engine) happens once per worker,
+# not once per arena batch and seat.  A process that misbehaves is killed and
+# dropped, and the next move starts a fresh one.
+_SHARED: dict[str, SimpleEngine] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def close_shared_engines() -> None:
+    """Quit every shared engine process (also run at interpreter exit)."""
+    with _SHARED_LOCK:
+        engines = list(_SHARED.values())
+        _SHARED.clear()
+    for engine in engines:
+        with contextlib.suppress(Exception):
+            engine.quit(timeout=2.0)
+
+
+atexit.register(close_shared_engines)
 
 
 class ExternalAgent(Agent):
@@ -36,7 +59,9 @@ class ExternalAgent(Agent):
     ``command``: the engine's command line; ``movetime_ms``/``nodes``: the limit
     sent with every ``go`` (default: the engine's own); ``timeout``: seconds to
     wait for a move before ``stop`` (default: the move time plus a grace), and
-    ``grace``: seconds after ``stop`` before the engine is given up and killed.
+    ``grace``: seconds after ``stop`` before the engine is given up and killed;
+    ``shared``: use this process's one engine process for the command (else a
+    private one, quit by :meth:`close`).
     """
 
     name: ClassVar[str] = "engine"
@@ -50,6 +75,7 @@ class ExternalAgent(Agent):
         timeout: float | None = None,
         grace: float | None = None,
         label: str | None = None,
+        shared: bool = True,
     ) -> None:
         super().__init__(seed)
         from ..protocol.client import Limit, _command
@@ -66,6 +92,7 @@ class ExternalAgent(Agent):
         self.grace = grace
         self._label = label
         self._fallback = GreedyAgent(seed)
+        self.shared = shared
         self._engine: SimpleEngine | None = None
         self.failures: collections.Counter[str] = collections.Counter()
         self.last_error: str | None = None
@@ -83,7 +110,14 @@ class ExternalAgent(Agent):
         from ..protocol.client import SimpleEngine
 
         if self._engine is None:
-            self._engine = SimpleEngine.popen(self.command)
+            if self.shared:
+                with _SHARED_LOCK:
+                    engine = _SHARED.get(self.command)
+                    if engine is None:
+                        engine = _SHARED[self.command] = SimpleEngine.popen(self.command)
+                self._engine = engine
+            else:
+                self._engine = SimpleEngine.popen(self.command)
         return self._engine
 
     def choose(self, obs: Observation) -> Move:
@@ -117,12 +151,20 @@ class ExternalAgent(Agent):
         return self._fallback.choose(obs)
 
     def close(self, kill: bool = False) -> None:
-        """Quit the engine process (``kill``: at once, for a misbehaving one); a
-        later move starts a new one."""
+        """Let go of the engine process: a private one is quit, a shared one stays
+        for the other agents unless ``kill`` (a misbehaving engine: killed at once
+        and dropped).  A later move starts a new one."""
         engine, self._engine = self._engine, None
-        if engine is not None:
-            with contextlib.suppress(Exception):
-                engine.quit(timeout=0.0 if kill else 2.0)
+        if engine is None:
+            return
+        if self.shared:
+            if not kill:
+                return
+            with _SHARED_LOCK:
+                if _SHARED.get(self.command) is engine:
+                    del _SHARED[self.command]
+        with contextlib.suppress(Exception):
+            engine.quit(timeout=0.0 if kill else 2.0)
 
     def __del__(self) -> None:
         with contextlib.suppress(Exception):

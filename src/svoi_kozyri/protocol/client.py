@@ -544,7 +544,8 @@ class MockTransport:
     """A stand-in for an engine process: ``expect(line, answers)`` scripts one
     command and the lines sent back; an unexpected command raises
     :class:`AssertionError` inside the protocol call; :meth:`assert_done` checks
-    that every expectation was used.  ``exit()`` simulates a crash."""
+    that every expectation was used.  ``exit()`` simulates a crash; an expected
+    ``quit`` ends the mock as it would end a process."""
 
     def __init__(self, protocol: EngineProtocol) -> None:
         self.protocol = protocol
@@ -577,6 +578,8 @@ class MockTransport:
             loop = asyncio.get_running_loop()
             for ans in answers:
                 loop.call_soon(self.protocol.pipe_data_received, 1, (ans + "\n").encode())
+            if line == "quit":  # like a real engine, the mock ends after quit
+                self.exit(0)
 
     def exit(self, code: int = 1) -> None:
         """Simulate the engine ending."""

@@ -93,7 +93,8 @@ class EnginePool:
 
         self.names = list(engines)
         self._agents = {
-            name: ExternalAgent(cmd, timeout=10.0, label=name) for name, cmd in engines.items()
+            name: ExternalAgent(cmd, timeout=10.0, label=name, shared=False)
+            for name, cmd in engines.items()
         }
         self._locks = {name: threading.Lock() for name in engines}
 
