@@ -370,6 +370,8 @@ class EngineProtocol(asyncio.SubprocessProtocol):
                 await asyncio.wait_for(asyncio.shield(self.returncode), max(timeout, 1.0))
             except TimeoutError:
                 self.kill()
+        with contextlib.suppress(Exception):
+            self.transport.close()
 
     def kill(self) -> None:
         """End the engine process now."""
