@@ -361,3 +361,27 @@ def test_cli_engine_and_engine_test() -> None:
     res = runner.invoke(app, ["engine-test", AWK_ENGINE, "--positions", "5"])
     assert res.exit_code == 0, res.output
     assert "the engine conforms" in res.output
+
+
+def test_search_stop_ends_a_long_search_with_a_legal_move() -> None:
+    """``stop`` reaches a running search through SEARCH_STOP (the served bots'
+    stop latency); cleared again, searches run normally."""
+    import threading
+    import time
+
+    from svoi_kozyri.bots.search.common import SEARCH_STOP, Budget
+
+    obs = max(fixed_positions(20), key=lambda o: len(o.legal_moves()))
+    agent = make_agent("ismcts:ms=60000,solver_ms=20", seed=1)
+    timer = threading.Timer(0.3, SEARCH_STOP.set)
+    timer.start()
+    try:
+        t0 = time.perf_counter()
+        move = agent.choose(obs)
+        assert time.perf_counter() - t0 < 10.0
+        assert move in obs.legal_moves()
+        assert Budget(iterations=5).done(1)  # once set, every budget is done
+    finally:
+        timer.cancel()
+        SEARCH_STOP.clear()
+    assert not Budget(iterations=5).done(1)
