@@ -385,3 +385,14 @@ def test_search_stop_ends_a_long_search_with_a_legal_move() -> None:
         timer.cancel()
         SEARCH_STOP.clear()
     assert not Budget(iterations=5).done(1)
+
+
+def test_engine_spec_limits() -> None:
+    agent = make_agent(f"engine:movetime=150:timeout=4:{AWK_ENGINE}")
+    assert isinstance(agent, ExternalAgent)
+    assert agent.limit == Limit(time=0.15) and agent.timeout == 4.0
+    assert agent.command == AWK_ENGINE
+    agent = make_agent(f"engine:nodes=300:{AWK_ENGINE}")
+    assert isinstance(agent, ExternalAgent) and agent.limit == Limit(nodes=300)
+    with pytest.raises(ValueError, match="needs a command"):
+        make_agent("engine:nodes=3:")

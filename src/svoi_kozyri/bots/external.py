@@ -17,6 +17,7 @@ from __future__ import annotations
 import atexit
 import collections
 import contextlib
+import re
 import shutil
 import threading
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -171,11 +172,25 @@ class ExternalAgent(Agent):
             self.close()
 
 
+_SPEC_OPTION = re.compile(r"(movetime|nodes|timeout)=([0-9]+(?:\.[0-9]*)?):")
+
+
 def make_external(spec: str, seed: int | None = None, **options: Any) -> ExternalAgent:
-    """Build an :class:`ExternalAgent` from ``engine:CMD``."""
-    if not spec.startswith(ENGINE_PREFIX):
+    """Build an :class:`ExternalAgent` from ``engine:CMD`` or, with limits,
+    ``engine:movetime=200:CMD``, ``engine:nodes=500:timeout=5:CMD`` (``movetime``
+    in ms, ``timeout`` in seconds; each option ends with a colon)."""
+    if not spec.lower().startswith(ENGINE_PREFIX):
         raise ValueError(f"an engine bot is written {ENGINE_PREFIX}COMMAND, not {spec!r}")
-    command = spec[len(ENGINE_PREFIX) :].strip()
-    if not command:
+    rest = spec[len(ENGINE_PREFIX) :].strip()
+    while (m := _SPEC_OPTION.match(rest)) is not None:
+        key, value = m.group(1), float(m.group(2))
+        if key == "movetime":
+            options["movetime_ms"] = value
+        elif key == "nodes":
+            options["nodes"] = int(value)
+        else:
+            options["timeout"] = value
+        rest = rest[m.end() :].strip()
+    if not rest:
         raise ValueError("engine: needs a command, e.g. engine:./my-engine")
-    return ExternalAgent(command, seed=seed, **options)
+    return ExternalAgent(rest, seed=seed, **options)

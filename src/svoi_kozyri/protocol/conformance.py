@@ -175,6 +175,16 @@ async def _checks(
         add("unknown command ignored", False, str(e))
         return
 
+    # every declared option accepts its own default
+    opts = {o.name: o.default for o in protocol.options.values() if o.default is not None}
+    if opts:
+        try:
+            await protocol.configure(opts, timeout)
+            add("options", True, f"{len(opts)} set to their defaults: {', '.join(opts)}")
+        except EngineError as e:
+            add("options", False, f"setoption with the defaults: {e}")
+            return
+
     obs_list = fixed_positions(count)
     bad: list[str] = []
     times: list[float] = []
