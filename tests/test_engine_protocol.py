@@ -396,3 +396,33 @@ def test_engine_spec_limits() -> None:
     assert isinstance(agent, ExternalAgent) and agent.limit == Limit(nodes=300)
     with pytest.raises(ValueError, match="needs a command"):
         make_agent("engine:nodes=3:")
+
+
+def test_agents_of_one_command_share_a_process_and_its_replacement(tmp_path: Path) -> None:
+    """Two seats played by one engine command use one process; when one seat's
+    engine is killed for misbehaving, the other seat uses the new process
+    without a failure of its own."""
+    marker = tmp_path / "once"
+    body = f"""\
+        if not os.path.exists({str(marker)!r}):
+            open({str(marker)!r}, "w").close()
+            print("bestmove lead-5S")
+            sys.exit(1)
+        print("bestmove " + legal[0])
+        """
+    command = _script(tmp_path, "once", body)
+    a = ExternalAgent(command, seed=1)
+    b = ExternalAgent(command, seed=2)
+    obs = fixed_positions(1)[0]
+    try:
+        a.choose(obs)  # illegal answer, and the process ends
+        assert a.failures["illegal"] == 1
+        first = a.choose(obs)  # the process is gone: a crash, it is replaced
+        assert first in obs.legal_moves()
+        assert b.choose(obs) == obs.legal_moves()[0]
+        assert not b.failures and a.failures["crash"] == 1
+        assert a.choose(obs) == obs.legal_moves()[0]
+        assert a._engine is b._engine and sum(a.failures.values()) == 2
+    finally:
+        a.close(kill=True)
+        b.close()

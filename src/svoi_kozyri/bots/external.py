@@ -110,15 +110,14 @@ class ExternalAgent(Agent):
     def _start(self) -> SimpleEngine:
         from ..protocol.client import SimpleEngine
 
-        if self._engine is None:
-            if self.shared:
-                with _SHARED_LOCK:
-                    engine = _SHARED.get(self.command)
-                    if engine is None:
-                        engine = _SHARED[self.command] = SimpleEngine.popen(self.command)
-                self._engine = engine
-            else:
-                self._engine = SimpleEngine.popen(self.command)
+        if self.shared:  # looked up every time: another agent may have replaced it
+            with _SHARED_LOCK:
+                engine = _SHARED.get(self.command)
+                if engine is None:
+                    engine = _SHARED[self.command] = SimpleEngine.popen(self.command)
+            self._engine = engine
+        elif self._engine is None:
+            self._engine = SimpleEngine.popen(self.command)
         return self._engine
 
     def choose(self, obs: Observation) -> Move:
