@@ -23,7 +23,14 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
+from ..core import SvoiKozyriError
+
 R = TypeVar("R")
+
+
+class BackendError(SvoiKozyriError, ValueError):
+    """A backend that cannot be used: unknown name, Ray missing, cluster unreachable."""
+
 
 BACKENDS = ("local", "ray")
 
@@ -95,7 +102,9 @@ class RayBackend:
             try:
                 ray.init(**kwargs)
             except ConnectionError as e:
-                raise ValueError(f"cannot reach the Ray cluster at {self.address!r}: {e}") from None
+                raise BackendError(
+                    f"cannot reach the Ray cluster at {self.address!r}: {e}"
+                ) from None
         return ray
 
     @property
@@ -138,10 +147,10 @@ def make_backend(
     key = name.strip().lower()
     if key == "local":
         if address is not None:
-            raise ValueError("--address is only for --backend ray")
+            raise BackendError("--address is only for --backend ray")
         if workers is not None and workers < 1:
-            raise ValueError("workers must be at least 1")
+            raise BackendError("workers must be at least 1")
         return LocalBackend(workers)
     if key == "ray":
         return RayBackend(address, workers)
-    raise ValueError(f"unknown backend {name!r} (choose from {', '.join(BACKENDS)})")
+    raise BackendError(f"unknown backend {name!r} (choose from {', '.join(BACKENDS)})")

@@ -355,21 +355,17 @@ def _play_deals(
 def split_bot_list(text: str) -> list[str]:
     """Split a comma list of bot specs, keeping options with their bot:
     ``"ismcts:iterations=200,c=1.4,random"`` -> ``["ismcts:iterations=200,c=1.4",
-    "random"]`` (a part with ``=`` but no ``:`` continues the previous spec)."""
-    out: list[str] = []
-    for part in (p.strip() for p in text.split(",")):
-        if not part:
-            raise ValueError(f"empty bot name in {text!r}")
-        if "=" in part and ":" not in part and out:
-            out[-1] += "," + part
-        else:
-            out.append(part)
-    return out
+    "random"]`` (the catalogue's :func:`~svoi_kozyri.bots.catalogue.split_specs`)."""
+    from ..bots.catalogue import split_specs
+
+    return split_specs(text)
 
 
 def _check_specs(specs: Sequence[str]) -> None:
-    for spec in specs:
-        make_agent(spec, 0)  # ValueError with a clear message for a bad name or option
+    from ..bots.catalogue import validate_spec
+
+    for spec in dict.fromkeys(specs):
+        validate_spec(spec)  # BotSpecError (a ValueError) naming a bad name or option
 
 
 def _run(

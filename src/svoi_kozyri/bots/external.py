@@ -193,3 +193,9 @@ def make_external(spec: str, seed: int | None = None, **options: Any) -> Externa
     if not rest:
         raise ValueError("engine: needs a command, e.g. engine:./my-engine")
     return ExternalAgent(rest, seed=seed, **options)
+
+
+def engine_agent(argument: str, seed: int | None = None) -> ExternalAgent:
+    """The catalogue's factory for the ``engine`` kind: ``argument`` is the text
+    after ``engine:`` (limits, then the command)."""
+    return make_external(ENGINE_PREFIX + argument, seed)

@@ -9,8 +9,12 @@ from typing import Annotated, Any
 
 import typer
 
-from ..core import Rules, RulesError
+from ..core import Rules, RulesError, SvoiKozyriError
 from ..core.rules import parse_option_value
+
+
+class BadInput(SvoiKozyriError, ValueError):
+    """Command-line options that do not fit together; the message says which."""
 
 
 def register(app: typer.Typer) -> None:
@@ -107,29 +111,49 @@ def arena(
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
-    from ..arena import run_arena, run_round_robin, split_bot_list
+    from ..arena import run_arena, run_round_robin
     from ..arena.tournament import ArenaError, round_robin_lineups, total_hands
+    from ..bots.catalogue import split_specs, validate_spec
+    from .paths import check_distinct, check_output_dir, check_output_file
 
     console = Console()
     if not console.is_terminal:
         console = Console(width=140)  # files and pipes: do not squeeze the table
     err = Console(stderr=True)
     if (seats is None) == (round_robin is None):
-        err.print("[red]error:[/] give either --seats or --round-robin")
-        raise typer.Exit(2)
+        raise BadInput("give either --seats or --round-robin")
+    # Everything that can be wrong is checked before the first hand is dealt.
+    bot_list = split_specs(seats if seats is not None else round_robin or "")
+    for spec in dict.fromkeys(bot_list):
+        validate_spec(spec)
+    n = players or (len(bot_list) if seats is not None else 4)
+    if besicovitch and players is None:
+        n = 2
+    rules = build_rules(n, pickup_rule, besicovitch, draw_rule, rule)
+    if seats is not None and len(bot_list) != rules.num_players:
+        raise BadInput(
+            f"--seats lists {len(bot_list)} bots for {rules.num_players} players: "
+            "list exactly one bot per seat"
+        )
+    if round_robin is not None and len(set(bot_list)) < 2:
+        raise BadInput("--round-robin needs at least two different bots")
+    if json_path is not None:
+        check_output_file(json_path, "--json")
+    if csv_path is not None:
+        check_output_file(csv_path, "--csv")
+    check_distinct({"--json": json_path, "--csv": csv_path})
+    if plot is not None:
+        check_output_dir(plot, "--plot")
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            raise BadInput("--plot needs matplotlib (pip install matplotlib)") from None
+    from ..arena.backends import make_backend
+
+    make_backend(backend, workers=workers, address=address)  # BackendError before any hand
+    tables = 1 if seats is not None else len(round_robin_lineups(bot_list, n))
+    total = total_hands(rules, tables, hands)
     try:
-        bot_list = split_bot_list(seats if seats is not None else round_robin or "")
-        n = players or (len(bot_list) if seats is not None else 4)
-        if besicovitch and players is None:
-            n = 2
-        rules = build_rules(n, pickup_rule, besicovitch, draw_rule, rule)
-        if seats is not None and len(bot_list) != rules.num_players:
-            raise ValueError(
-                f"--seats lists {len(bot_list)} bots for {rules.num_players} players: "
-                "list exactly one bot per seat"
-            )
-        tables = 1 if seats is not None else len(round_robin_lineups(bot_list, n))
-        total = total_hands(rules, tables, hands)
         with Progress(
             "[progress.description]{task.description}",
             BarColumn(),
@@ -166,20 +190,15 @@ def arena(
                     backend=backend,
                     address=address,
                 )
-    except (ValueError, RulesError) as e:
-        err.print(f"[red]error:[/] {e}")
-        raise typer.Exit(2) from None
     except ArenaError as e:
         err.print(f"[red]a bot failed:[/] {e}")
         raise typer.Exit(1) from None
 
     _print_report(console, report)
     if json_path is not None:
-        json_path.parent.mkdir(parents=True, exist_ok=True)
         json_path.write_text(json.dumps(report.to_dict(), indent=2) + "\n", encoding="utf-8")
         console.print(f"wrote {json_path}")
     if csv_path is not None:
-        csv_path.parent.mkdir(parents=True, exist_ok=True)
         with csv_path.open("w", newline="", encoding="utf-8") as f:
             writer = csv.DictWriter(f, fieldnames=list(report.CSV_FIELDS))
             writer.writeheader()

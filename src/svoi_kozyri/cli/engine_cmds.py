@@ -14,7 +14,8 @@ from ..core.perft import perft, perft_divide
 def register(app: typer.Typer) -> None:
     """Add the engine commands to ``app``."""
     app.command("scenarios")(scenarios)
-    app.command("perft")(perft_cmd)
+    # "-1" must reach the depth check, not be taken for an unknown option.
+    app.command("perft", context_settings={"ignore_unknown_options": True})(perft_cmd)
     app.command("demo")(demo)
 
 
@@ -35,19 +36,30 @@ def scenarios(
     raise typer.Exit(1 if failed or not passed else 0)
 
 
+#: Deepest perft the command runs.  Counts grow exponentially with the depth, so
+#: deeper runs could not finish anyway; the bound also keeps the recursion shallow.
+MAX_PERFT_DEPTH = 100
+
+
+class PerftDepthError(SvoiKozyriError, ValueError):
+    """A perft depth below 0 or above :data:`MAX_PERFT_DEPTH`."""
+
+
 def perft_cmd(
     position: Annotated[str, typer.Argument(help="position in the project's notation (FEN-like)")],
-    depth: Annotated[int, typer.Argument(help="number of turn-level moves", min=0)],
+    depth: Annotated[
+        int, typer.Argument(help=f"number of turn-level moves (0 to {MAX_PERFT_DEPTH})")
+    ],
     divide: Annotated[bool, typer.Option(help="print the count below each first move")] = False,
 ) -> None:
     """Count the sequences of DEPTH turn-level moves from POSITION."""
     from ..notation.position import parse_position
 
-    try:
-        state = parse_position(position)
-    except SvoiKozyriError as e:
-        typer.echo(f"error: {e}", err=True)
-        raise typer.Exit(2) from None
+    if depth < 0:
+        raise PerftDepthError(f"depth must be >= 0, not {depth}")
+    if depth > MAX_PERFT_DEPTH:
+        raise PerftDepthError(f"depth must be at most {MAX_PERFT_DEPTH}, not {depth}")
+    state = parse_position(position)
     if divide:
         for move, count in perft_divide(state, depth).items():
             typer.echo(f"{move}: {count}")

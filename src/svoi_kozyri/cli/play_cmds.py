@@ -7,12 +7,16 @@ strongest installed level, default rules, five losses make the durak.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ..core import Rules, RulesError
+from ..core import Rules, RulesError, SvoiKozyriError
 from ..core.rules import parse_option_value
+
+if TYPE_CHECKING:
+    from ..core import State
+    from ..records import GameRecord
 
 _PICKUP_RULES = ("graded", "fixed", "whole_pile")
 _DRAW_RULES = ("lead_only", "any_last_card", "none")
@@ -24,23 +28,20 @@ def register(app: typer.Typer) -> None:
     app.command("replay")(replay)
 
 
-def _fail(message: str) -> typer.Exit:
-    typer.echo(f"error: {message}", err=True)
-    return typer.Exit(2)
+class PlayOptionError(SvoiKozyriError, ValueError):
+    """``play``/``replay`` options that do not fit together; the message says which."""
+
+
+def _fail(message: str) -> PlayOptionError:
+    return PlayOptionError(message)
 
 
 def split_seats(text: str) -> list[str]:
-    """``human,ismcts:iterations=200,rollouts=3,random`` -> one entry per seat: a
-    comma part with ``=`` but no ``:`` continues the previous bot's options."""
-    out: list[str] = []
-    for part in (p.strip() for p in text.split(",")):
-        if not part:
-            continue
-        if "=" in part and ":" not in part and out:
-            out[-1] += "," + part
-        else:
-            out.append(part)
-    return out
+    """``human,ismcts:iterations=200,rollouts=3,random`` -> one entry per seat
+    (the catalogue's spec splitter, with ``human`` and its short forms as seats)."""
+    from ..bots.catalogue import HUMAN_NAMES, split_specs
+
+    return split_specs(text, extra_names=HUMAN_NAMES)
 
 
 def build_rules(
@@ -163,18 +164,63 @@ def play(
     no_color: Annotated[bool, typer.Option("--no-color", help="no colours (or set NO_COLOR)")] = (
         False
     ),
+    takeback: Annotated[
+        bool,
+        typer.Option("--takeback", help="allow 'undo' of your last move (against bots only)"),
+    ] = False,
+    position: Annotated[
+        str | None,
+        typer.Option(help="play one hand from this position (the position notation)"),
+    ] = None,
+    resume: Annotated[
+        Path | None,
+        typer.Option(help="go on with a game saved by --save (its unfinished hand first)"),
+    ] = None,
 ) -> None:
     """Play Svoi Kozyri at the terminal against bots or friends (hot seat)."""
-    from ..bots import REGISTRY
-    from ..tui.play import TableSetup, TerminalGame, make_seats, strongest_bot
+    from ..bots.catalogue import HUMAN_NAMES, strongest_bot, validate_spec
+    from ..tui.play import TableSetup, TerminalGame, make_seats
     from ..tui.prompter import default_prompter
     from ..tui.render import make_console
 
+    if position is not None and resume is not None:
+        raise _fail("give either --position or --resume, not both")
+    rule_options = any(
+        v not in (None, False, [])
+        for v in (
+            pickup_rule,
+            fixed_pickup,
+            besicovitch,
+            blind_trumps,
+            reassign,
+            draw_rule,
+            trumps_2p,
+            table_pile,
+            rule,
+        )
+    )
+    start: State | None = None
+    previous: list[GameRecord] = []
+    saved_seats: list[str] | None = None
+    if position is not None or resume is not None:
+        if rule_options:
+            what = "--position" if position is not None else "--resume"
+            raise _fail(f"{what} brings its own rules: drop the rules options")
+        if position is not None:
+            start = _start_position(position)
+        else:
+            assert resume is not None
+            previous, start, saved_seats = _resumed(resume)
+            if save is None:
+                save = resume
+        game_rules = (start if start is not None else previous[-1].replay()).rules
+        if players is not None and players != game_rules.num_players:
+            raise _fail(f"--players {players}, but the game has {game_rules.num_players}")
+        players = game_rules.num_players
     seat_kinds: list[str] | None = None
-    if seats is not None:
-        seat_kinds = [
-            "human" if s.lower() in ("human", "h", "me", "you") else s for s in split_seats(seats)
-        ]
+    if seats is not None or (saved_seats is not None and humans is None and bot is None):
+        raw = split_seats(seats) if seats is not None else list(saved_seats or [])
+        seat_kinds = ["human" if s.lower() in HUMAN_NAMES else s for s in raw]
         if humans is not None:
             raise _fail("give either --seats or --humans, not both")
         if players is not None and players != len(seat_kinds):
@@ -182,7 +228,16 @@ def play(
         if not 2 <= len(seat_kinds) <= 4:
             raise _fail(f"--seats must list 2 to 4 seats, not {len(seat_kinds)}")
         players = len(seat_kinds)
-    try:
+    if start is not None or previous:
+        rules = (start if start is not None else previous[-1].replay()).rules
+        if losses is not None or points is not None:
+            rules = Rules.from_dict(
+                {
+                    **rules.to_dict(),
+                    **build_session_options(losses, points),
+                }
+            )
+    else:
         rules = build_rules(
             players=players,
             pickup_rule=pickup_rule,
@@ -197,8 +252,6 @@ def play(
             points=points,
             extra=rule or [],
         )
-    except RulesError as e:
-        raise _fail(str(e)) from None
     n = rules.num_players
     if seat_kinds is None:
         k = 1 if humans is None else humans
@@ -206,14 +259,18 @@ def play(
             raise _fail(f"--humans {k} but only {n} players")
         bot_spec = bot or strongest_bot()
         seat_kinds = ["human"] * k + [bot_spec] * (n - k)
-    for kind in seat_kinds:
-        name = kind.partition(":")[0].lower()
-        if kind != "human" and name not in REGISTRY and name != "engine":
-            raise _fail(
-                f"unknown bot {name!r} (choose from human, {', '.join(REGISTRY)}, engine:CMD)"
-            )
-    if save is not None and (save.is_dir() or not save.parent.is_dir()):
-        raise _fail(f"--save {save}: not a file in an existing folder")
+    elif bot is not None:
+        raise _fail("--bot fills the seats that are not people: give it without --seats")
+    # Every bot spec is checked now, so a bad one fails before the first card is dealt.
+    for kind in dict.fromkeys(seat_kinds):
+        if kind != "human":
+            validate_spec(kind)
+    if hint_bot is not None:
+        validate_spec(hint_bot)
+    if save is not None:
+        from .paths import check_output_file
+
+        check_output_file(save, "--save")
     name_list = [s.strip() for s in names.split(",")] if names else []
     if len(name_list) > n:
         raise _fail(f"--names lists {len(name_list)} names for {n} players")
@@ -225,13 +282,58 @@ def play(
         unicode=unicode,
         save=save,
         hint_bot=hint_bot,
+        tags={"Seats": ",".join(seat_kinds)},
+        takeback=takeback,
+        start=start,
+        one_hand=position is not None,
+        previous=previous,
     )
     console = make_console(color=False if no_color else None)
-    try:
-        game = TerminalGame(setup, console, default_prompter())
-    except ValueError as e:
-        raise _fail(str(e)) from None
+    game = TerminalGame(setup, console, default_prompter())
     raise typer.Exit(game.run())
+
+
+def build_session_options(losses: int | None, points: int | None) -> dict[str, Any]:
+    """The session options of ``--losses`` / ``--points``."""
+    if losses is not None and points is not None:
+        raise RulesError("choose either --losses or --points, not both")
+    if losses is not None:
+        return {"session_mode": "losses", "loss_limit": losses}
+    if points is not None:
+        return {"session_mode": "points", "points_target": points}
+    return {}
+
+
+def _start_position(text: str) -> State:
+    """The state of ``--position``; it must still be in play."""
+    from ..notation.position import parse_position
+
+    state = parse_position(text)
+    if state.is_over:
+        raise _fail(f"--position: the hand is already over ({state.result})")
+    return state
+
+
+def _resumed(path: Path) -> tuple[list[GameRecord], State | None, list[str] | None]:
+    """The finished hands of a saved game, the state of its unfinished last hand
+    (``None`` when every hand is finished) and the seats it was played with."""
+    from ..tui.replay import load_records
+
+    recs = load_records(path)
+    for i, rec in enumerate(recs, 1):
+        if rec.viewer is not None:
+            raise _fail(f"{path}: hand {i} was written for one viewer; it cannot be resumed")
+    if any(rec.result is None for rec in recs[:-1]):
+        raise _fail(f"{path}: only the last hand of a file may be unfinished (result *)")
+    finished = recs if recs[-1].result is not None else recs[:-1]
+    start = None
+    if recs[-1].result is None:
+        start = recs[-1].replay()
+        if start.is_over:
+            raise _fail(f"{path}: the last hand is marked * but is over ({start.result})")
+    tag = recs[-1].tags.get("Seats")
+    seats = split_seats(tag) if tag else None
+    return finished, start, seats
 
 
 def replay(

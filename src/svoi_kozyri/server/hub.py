@@ -27,7 +27,8 @@ from typing import Any
 from fastapi import WebSocket, WebSocketDisconnect
 from pydantic import TypeAdapter, ValidationError
 
-from ..bots.base import REGISTRY, available_agents, make_agent
+from ..bots.base import available_agents, make_agent
+from ..bots.catalogue import KINDS
 from ..core import Move, Observation, observe
 from .db import Store, hash_token
 from .schemas import (
@@ -160,7 +161,9 @@ class Hub:
         # client picks one by NAME only, never by command.  One referee-checked
         # process per engine serves every table (the protocol is stateless).
         self.engines = EnginePool(engines or {})
-        self.bots = bot_names() + [n for n in self.engines.names if n not in bot_names()]
+        # ("engine" itself is never offered: it would need a command from the client)
+        builtin = [b for b in bot_names() if b != "engine"]
+        self.bots = builtin + [n for n in self.engines.names if n not in builtin]
         self.default_bot = default_bot()
         self.actions = 0
         self._pool: concurrent.futures.ProcessPoolExecutor | None = None
@@ -195,7 +198,7 @@ class Hub:
         in a thread (its referee turns any failure into the default action)."""
         if spec in self.engines.names:
             return str(await asyncio.to_thread(self.engines.choose, spec, seed, obs))
-        if spec.partition(":")[0] not in REGISTRY:  # an engine no longer configured
+        if spec.partition(":")[0] not in KINDS:  # an engine no longer configured
             spec = self.default_bot
         agent = make_agent(spec, seed=seed)
         if agent.name in CHEAP_BOTS:

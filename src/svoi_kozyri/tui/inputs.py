@@ -36,6 +36,8 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "known": ("known", "holds"),
     "hint": ("hint",),
     "board": ("board", "show"),
+    "position": ("position", "fen"),
+    "undo": ("undo", "takeback", "u"),
     "quit": ("quit", "exit", "q"),
 }
 _ALIASES = {alias: name for name, aliases in COMMANDS.items() for alias in aliases}
@@ -45,10 +47,11 @@ Type your move in the project's notation; forgiving forms are fine:
   6d qs        beat with 6D, then lead QS   (also: beat 6D lead QS)
   10h          a free lead of 10H (or your last card, beating)
   p            pick up (also: pickup, take)
-  3            the move numbered 3 in the 'moves' menu
+  3            the move numbered 3 in the menu just shown by 'moves'
 Commands: moves (numbered menu)  pile (whole pile)  log (all turns of this hand)
           known (cards known to be in each hand)  hint (ask the strongest bot)
-          board (show the table again)  quit
+          board (show the table again)  position (this position in notation)
+          undo (take back your last move, with --takeback)  quit
 Tab completes moves. Cards in [brackets] can beat the top card."""
 
 
@@ -83,7 +86,9 @@ def parse_input(obs: Observation, text: str, menu: Sequence[Move] = ()) -> Move 
         return Command(_ALIASES[low])
     if low.isdigit():
         if not menu:
-            raise InputError("no menu is shown: type 'moves' for the numbered list")
+            raise InputError(
+                "a number picks from the menu just shown: type 'moves' for the numbered list"
+            )
         k = int(low)
         if not 1 <= k <= len(menu):
             raise InputError(f"choose a number from 1 to {len(menu)}")
@@ -96,9 +101,23 @@ def parse_input(obs: Observation, text: str, menu: Sequence[Move] = ()) -> Move 
                 f"{word!r} is not a card or command (cards: 10H, QS; p picks up; ? help)"
             )
     try:
+        strict = _strict_move(words)
+        if strict is not None:  # "lead JS", "beat 6D lead QS": the engine says what is wrong
+            obs.check_move(strict)
+            return strict
         return obs.parse_move(words)
     except IllegalMoveError as e:
         raise InputError(_friendlier(str(e), obs)) from None
+
+
+def _strict_move(words: str) -> Move | None:
+    """The move when the text is in strict notation (starts with ``lead``/``beat``)."""
+    if words.split()[0].lower() not in ("lead", "beat"):
+        return None
+    try:
+        return Move.parse(words)
+    except ValueError:
+        return None
 
 
 _MOVE_WORDS = frozenset(

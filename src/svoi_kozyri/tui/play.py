@@ -19,9 +19,27 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 from rich.text import Text
 
-from ..bots import Agent, available_agents, make_agent
-from ..core import Move, Observation, Rules, Session, State, format_cards, observe, seat_name
-from .inputs import HELP_TEXT, Command, InputError, completion_words, parse_input, short_notation
+from ..bots import Agent, make_agent
+from ..bots.catalogue import strongest_bot, validate_spec
+from ..core import (
+    Move,
+    Observation,
+    PositionError,
+    Rules,
+    Session,
+    State,
+    format_cards,
+    observe,
+    seat_name,
+)
+from .inputs import (
+    HELP_TEXT,
+    Command,
+    InputError,
+    completion_words,
+    parse_input,
+    short_notation,
+)
 from .prompter import Prompter
 from .render import (
     SeatInfo,
@@ -40,17 +58,7 @@ from .render import (
 if TYPE_CHECKING:
     from ..records import GameRecord
 
-#: Bots asked for hints and used by default, strongest first (the first installed wins).
-STRENGTH_ORDER = ("expert", "hard", "heuristic", "greedy", "random")
-
-
-def strongest_bot() -> str:
-    """The strongest bot installed right now."""
-    have = set(available_agents())
-    for name in STRENGTH_ORDER:
-        if name in have:
-            return name
-    return "random"
+__all__ = ["QuitGame", "TableSetup", "TerminalGame", "bot_label", "make_seats", "strongest_bot"]
 
 
 class QuitGame(Exception):
@@ -69,10 +77,20 @@ class TableSetup:
     save: Path | None = None
     hint_bot: str | None = None
     tags: dict[str, str] = field(default_factory=dict)
+    #: ``undo`` at a person's prompt takes back their last move (games against bots only).
+    takeback: bool = False
+    #: Play this hand first (``--position``, or the unfinished hand of ``--resume``).
+    start: State | None = None
+    #: With ``start``: play that one hand and stop (a position, not a session).
+    one_hand: bool = False
+    #: Finished hands of a resumed session, counted in the score and saved again.
+    previous: list[GameRecord] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if len(self.seats) != self.rules.num_players:
-            raise ValueError(f"{len(self.seats)} seats given for {self.rules.num_players} players")
+            raise PositionError(
+                f"{len(self.seats)} seats given for {self.rules.num_players} players"
+            )
 
     @property
     def humans(self) -> list[int]:
@@ -95,17 +113,37 @@ class TerminalGame:
         self.prompter = prompter
         self.sleep = sleep
         master = random.Random(setup.seed)
-        self.session = Session(setup.rules, rng=random.Random(master.getrandbits(64)))
+        first_dealer = None
+        owners: Any = None
+        if setup.previous:
+            owners = setup.previous[0].game.owners_str()
+            first_dealer = setup.previous[0].dealer
+        elif setup.start is not None:
+            owners = setup.start.game.owners_str()
+            first_dealer = setup.start.origin.dealer
+        self.session = Session(
+            setup.rules,
+            first_dealer=first_dealer,
+            rng=random.Random(master.getrandbits(64)),
+            owners=owners,
+        )
         self.agents: dict[int, Agent] = {
             i: make_agent(s.kind, seed=master.getrandbits(32))
             for i, s in enumerate(setup.seats)
             if not s.is_human
         }
+        # Checked now, so that a bad hint bot fails before play, not at the first hint.
+        self.hint_name = validate_spec(setup.hint_bot or strongest_bot())
         self._hint_seed = master.getrandbits(32)
         self._hint_agent: Agent | None = None
-        self.records: list[GameRecord] = []
-        self.hand_no = 0
+        self.records: list[GameRecord] = list(setup.previous)
+        for rec in setup.previous:
+            self.session.record_result(rec.replay())
+        self.hand_no = len(setup.previous)
         self._on_screen: int | None = None  # the person whose hand may be on screen
+        self._current: State | None = None  # the hand being played
+        self._news: list[str] = []  # public lines of this hand's start (dealer, sixes)
+        self._told: set[int] = set()  # people who have seen them (hot seat)
 
     # -- output helpers ----------------------------------------------------------
 
@@ -128,29 +166,43 @@ class TerminalGame:
 
     # -- the session --------------------------------------------------------------
 
+    @property
+    def can_take_back(self) -> bool:
+        """Takeback is on, and only against bots (in hot seat it would show a hand)."""
+        return self.setup.takeback and not self.hot_seat
+
     def run(self) -> int:
         """Play until the session ends or the player quits; returns the exit code."""
         self._intro()
+        start = self.setup.start
         try:
             while not self.session.over:
-                state = self.session.new_hand()
+                if start is not None:
+                    state, start = start, None
+                    if not self.setup.one_hand:
+                        self.say(f"Resuming hand {self.hand_no + 1} at turn {state.turns + 1}.")
+                else:
+                    state = self.session.new_hand()
                 self.hand_no += 1
+                self._current = state
                 self._hand_intro(state)
                 self.play_hand(state)
-                self.session.record_result(state)
+                self._current = None
                 self._keep_record(state)
                 self.say(render_result(state.result, state.outs, self.setup.seats))
+                if self.setup.one_hand:
+                    self._save()
+                    return 0
+                self.session.record_result(state)
                 self.say(render_score(self.session, self.setup.seats))
                 if not self.session.over and self.setup.humans:
                     reply = self.prompter.ask("Press Enter for the next hand (q to stop) ")
                     if reply.strip().lower() in ("q", "quit", "exit"):
                         raise QuitGame
-        except QuitGame:
-            self.say("Game stopped.")
-            self._save()
-            return 0
-        except (EOFError, KeyboardInterrupt):
-            self.say("\nGame stopped.")
+        except (QuitGame, EOFError, KeyboardInterrupt) as e:
+            self.say(("" if isinstance(e, QuitGame) else "\n") + "Game stopped.")
+            if self.session.hands and not self.setup.one_hand:
+                self.say(render_score(self.session, self.setup.seats))
             self._save()
             return 0
         self.say(render_session_end(self.session, self.setup.seats))
@@ -169,31 +221,46 @@ class TerminalGame:
         if rules.is_besicovitch:
             bits.append(f"Besicovitch game, {rules.deck_size} cards, open hands")
         bits.append(f"trumps {rules.suit_assignment}")
-        bits.append(f"draw rule {rules.draw_rule}")
+        if rules.is_besicovitch and not rules.besicovitch_draw_rule:
+            bits.append("no draw rule (first out wins)")
+        else:
+            bits.append(f"draw rule {rules.draw_rule}")
         if rules.session_mode == "losses":
             k = rules.loss_limit
             bits.append(f"session: {k} loss{'es' * (k != 1)} make{'s' * (k == 1)} the durak")
         else:
             bits.append(f"session: first to {rules.points_target} points")
+        if self.setup.one_hand:
+            bits[-1] = "one hand from the given position"
         self.say("Rules: " + "; ".join(bits) + ".")
+        if self.can_take_back:
+            self.say("Takeback is on: type undo at your prompt to take back your last move.")
         self.say("Type ? at your prompt for help.")
 
     def _hand_intro(self, state: State) -> None:
+        """The public start of a hand: dealer, first leader, trumps, sixes handed over.
+        In hot seat these lines are shown again to each person after the screen is
+        cleared for their first turn, so nobody misses them."""
         dealer = state.origin.dealer
         seats = self.setup.seats
-        self.say(Text(f"\n=== Hand {self.hand_no} ===", style="bold"))
-        if dealer is not None:
-            self.say(
+        news: list[str] = []
+        if dealer is not None and not state.history():
+            news.append(
                 f"Dealer: {seats[dealer].label(dealer)}; "
                 f"{seats[state.to_act_seat].label(state.to_act_seat)} leads."
             )
         trumps = state.game.owners_str()
-        self.say("Trumps: " + "  ".join(f"{k}={v}" for k, v in trumps.items()))
+        news.append("Trumps: " + "  ".join(f"{k}={v}" for k, v in trumps.items()))
         for six, frm, to in observe(state, None).transfers:
-            self.say(
+            news.append(
                 f"Six handed over: {format_cards([six])} from {seat_name(frm)} "
                 f"to its owner {seat_name(to)}"
             )
+        self._news = news
+        self._told = set()
+        self.say(Text(f"\n=== Hand {self.hand_no} ===", style="bold"))
+        for line in news:
+            self.say(line)
 
     def play_hand(self, state: State) -> None:
         """Play one hand to its end."""
@@ -230,9 +297,15 @@ class TerminalGame:
             self.prompter.ask(
                 f"{info.label(seat)}: your turn. Press Enter when only you can see the screen "
             )
+            if seat not in self._told:
+                self.say(Text(f"Hand {self.hand_no}:", style="bold"))
+                for line in self._news:
+                    self.say(line)
+        self._told.add(seat)
         self._on_screen = seat
         obs = observe(state, seat)
         self._show_board(obs)
+        # A menu number means the menu shown just before; any other input forgets it.
         menu: list[Move] = []
         words = completion_words(obs)
         prompt = f"{info.label(seat)} > "
@@ -241,14 +314,53 @@ class TerminalGame:
                 text = self.prompter.ask(prompt, words)
             except KeyboardInterrupt:
                 raise QuitGame from None
+            shown, menu = menu, []
             try:
-                got = parse_input(obs, text, menu)
+                got = parse_input(obs, text, shown)
             except InputError as e:
                 self.say(f"  ! {e}")
                 continue
             if isinstance(got, Move):
                 return got
-            menu = self._command(got, obs) or menu
+            if got.name == "undo":
+                if self.take_back(state, seat):
+                    obs = observe(state, seat)
+                    words = completion_words(obs)
+                    self._show_board(obs)
+                continue
+            if got.name == "position":
+                self.say(self.position_text(obs))
+                continue
+            menu = self._command(got, obs) or []
+
+    def take_back(self, state: State, seat: int) -> bool:
+        """Undo this person's last move and the bots' moves after it (``undo``), so
+        that they choose again; returns whether anything was taken back."""
+        if not self.can_take_back:
+            why = "in hot seat" if self.setup.takeback else "(start with --takeback)"
+            self.say(f"  ! takeback is off {why}")
+            return False
+        mine = [i for i, (s, _m, _t) in enumerate(state.history()) if s == seat]
+        if not mine:
+            self.say("  ! nothing to take back: you have not moved in this hand")
+            return False
+        undone: list[str] = []
+        try:
+            while len(state.history()) > mine[-1]:
+                undone.append(str(state.pop()))
+        except (IndexError, PositionError):
+            self.say("  ! cannot take back past the start of this game")
+            if not undone:
+                return False
+        self.say(f"  Took back {len(undone)} move(s): {'; '.join(reversed(undone))}")
+        return True
+
+    def position_text(self, obs: Observation) -> str:
+        """The position as this viewer knows it, in the position notation (other
+        hands as their known cards plus ``?N``; everything open when it is public)."""
+        from ..notation.position import format_observation
+
+        return f"  Position: {format_observation(obs)}"
 
     def _show_board(self, obs: Observation) -> None:
         seat = obs.seat
@@ -280,9 +392,10 @@ class TerminalGame:
         return None
 
     def hint(self, obs: Observation) -> str:
-        """The strongest available bot's choice for this observation."""
-        name = self.setup.hint_bot or strongest_bot()
-        if self._hint_agent is None or self._hint_agent.name != name:
+        """The hint bot's choice (``--hint-bot``, default the strongest installed) for
+        this observation."""
+        name = self.hint_name
+        if self._hint_agent is None:
             self._hint_agent = make_agent(name, seed=self._hint_seed)
         move = self._hint_agent.choose(obs)
         return f"  Hint ({name}): {short_notation(move)}  = {fmt_move(move, self.setup.unicode)}"
@@ -300,12 +413,22 @@ class TerminalGame:
         self._save()
 
     def _save(self) -> None:
-        if self.setup.save is None or not self.records:
+        """Write the finished hands, and the hand in play (result ``*``) when the game
+        stops in the middle of one, so that ``play --resume FILE`` can go on."""
+        if self.setup.save is None:
             return
-        from ..records import write_records
+        from ..records import GameRecord, write_records
 
+        records = list(self.records)
+        current = self._current
+        if current is not None and not current.is_over and current.history():
+            names = {i: s.name for i, s in enumerate(self.setup.seats)}
+            tags = {"Event": "svoi-kozyri play", "Hand": str(self.hand_no), **self.setup.tags}
+            records.append(GameRecord.from_state(current, names=names, **tags))
+        if not records:
+            return
         try:
-            write_records(self.setup.save, self.records)
+            write_records(self.setup.save, records)
         except OSError as e:
             self.say(f"  ! could not save the record to {self.setup.save}: {e.strerror or e}")
             self.setup.save = None  # say it once, keep playing

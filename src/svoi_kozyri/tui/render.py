@@ -100,16 +100,6 @@ def card_text(c: Card, unicode: bool = False, *, own: bool = False, beat: bool =
     return Text(label, style=style)
 
 
-def suit_owner_label(obs: Observation, suit: int) -> str:
-    """Whose trump a suit is, from the viewer's side: ``yours``, ``B's``, ``nobody's``."""
-    owner = obs.game.suit_owner[suit]
-    if owner < 0:
-        return "nobody's"
-    if owner == obs.seat:
-        return "yours"
-    return f"{seat_name(owner)}'s"
-
-
 def _own_suits(obs: Observation, seat: int) -> str:
     m = obs.game.owners[seat]
     return "".join(SUITS[s] for s in range(4) if m >> s & 1)
@@ -292,7 +282,30 @@ def render_beats(obs: Observation, unicode: bool = False) -> Text:
     top = fmt_card(obs.top, unicode)
     if not opts:
         return Text(f"Nothing in your hand beats {top}: you must pick up (p).")
+    if obs.hand.bit_count() == 1:
+        return Text(
+            f"Beat {top} with your last card [{fmt_cards(opts, unicode)}] and you go out "
+            "on a defence."
+        )
     return Text(f"Beat {top} with [ ]: {fmt_cards(opts, unicode)}, then lead one card.")
+
+
+def open_opponent(obs: Observation) -> tuple[int, CardSet] | None:
+    """When only the viewer and one opponent hold cards, that opponent's hand is
+    public: every card not in the viewer's hand, the pile or the discard is in it.
+    Returns ``(seat, hand)`` then, else ``None`` (also when the pile is shown only
+    in part, ``pile_visibility="table"``, since older pile cards are then unseen)."""
+    seat = obs.seat
+    if seat is None or obs.phase == OVER or obs.game.rules.pile_visibility == "table":
+        return None
+    holders = [i for i, size in enumerate(obs.hand_sizes) if size]
+    if len(holders) != 2 or seat not in holders:
+        return None
+    opp = holders[0] if holders[1] == seat else holders[1]
+    hand = obs.unseen() | obs.known[opp]
+    if hand.bit_count() != obs.hand_sizes[opp]:
+        return None
+    return opp, hand
 
 
 def render_turn(
@@ -359,6 +372,16 @@ def render_board(
         shown.update({i: obs.hands[i] for i in range(obs.game.n) if i != obs.seat})
     if reveal:
         shown.update({i: h for i, h in reveal.items() if i != obs.seat})
+    opened = open_opponent(obs) if not obs.game.rules.is_besicovitch else None
+    if opened is not None:
+        opp, hand = opened
+        shown[opp] = hand
+        parts.append(
+            Text(
+                f"Open position: only you and {seats[opp].label(opp)[:20]} hold cards; "
+                f"{seat_name(opp)}'s hand is known."
+            )
+        )
     lines = [render_hand_line(obs, i, shown[i], unicode) for i in sorted(shown) if shown[i]]
     if lines:
         parts.append(Text("Face-up hands (* marks own trump suits):"))
@@ -369,6 +392,8 @@ def render_board(
             if obs.phase == RESPOND:
                 parts.append(render_beats(obs, unicode))
                 parts.append(render_refusal(obs, unicode))
+            elif obs.hand.bit_count() == 1:
+                parts.append(Text("Free lead: play your last card and you go out on a lead."))
             else:
                 parts.append(Text("Free lead: play any one card."))
     return Group(*parts)
