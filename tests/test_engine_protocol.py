@@ -426,3 +426,20 @@ def test_agents_of_one_command_share_a_process_and_its_replacement(tmp_path: Pat
     finally:
         a.close(kill=True)
         b.close()
+
+
+def test_engine_is_a_catalogue_kind() -> None:
+    from svoi_kozyri.bots.catalogue import KINDS, BotSpecError, split_specs, validate_spec
+
+    kind = KINDS["engine"]
+    assert kind.free_argument and not kind.listed
+    assert split_specs(f"engine:{AWK_ENGINE} --x a,b,medium,random") == [
+        f"engine:{AWK_ENGINE} --x a,b",
+        "medium",
+        "random",
+    ]
+    assert validate_spec(f"engine:nodes=5:{AWK_ENGINE}") == f"engine:nodes=5:{AWK_ENGINE}"
+    with pytest.raises(BotSpecError, match="not found"):
+        validate_spec("engine:/no/such/engine")
+    with pytest.raises(BotSpecError):
+        validate_spec("engine:")

@@ -58,7 +58,8 @@ def test_serve_engine_option_is_checked() -> None:
 def test_web_table_with_an_operator_engine(tmp_path: Path) -> None:
     web = create_app(f"sqlite:///{tmp_path / 'web.db'}", seed=3, engines={"awk": AWK_ENGINE})
     with TestClient(web) as client:
-        assert "awk" in client.get("/api/bots").json()["bots"]
+        offered = client.get("/api/bots").json()["bots"]
+        assert "awk" in offered and "engine" not in offered
         # a client can never name a command
         for bot in (f"engine:{AWK_ENGINE}", "engine:ls"):
             seats = [{"kind": "human"}, {"kind": "bot", "bot": bot}]
