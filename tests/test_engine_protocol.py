@@ -443,3 +443,17 @@ def test_engine_is_a_catalogue_kind() -> None:
         validate_spec("engine:/no/such/engine")
     with pytest.raises(BotSpecError):
         validate_spec("engine:")
+
+
+def test_arena_counts_and_reports_replaced_engine_moves(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    spec = "engine:" + _script(tmp_path, "bad", "print('bestmove lead-5S')\n")
+    with caplog.at_level("WARNING", logger="svoi_kozyri.engine"):
+        report = run_arena([spec, "easy"], hands=2, seed=1, workers=1)
+    st = report.bots[spec]
+    assert st.replaced > 0 and st.to_dict()["replaced_moves"] == st.replaced
+    assert report.bots["easy"].replaced == 0
+    assert sum(sum(o.replaced) for o in report.outcomes) == st.replaced
+    warned = [r for r in caplog.records if "illegal or unreadable move 'lead-5S'" in r.message]
+    assert 1 <= len(warned) <= 3 and "position seat" in warned[0].message

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..bots.base import Agent, make_agent, play_out
+from ..bots.external import ExternalAgent
 from ..core import Game, Rules, blind_owners, seat_name
 from .backends import Backend, make_backend
 from .stats import wilson_interval
@@ -60,6 +61,9 @@ class HandOutcome:
     outs: tuple[int, ...]
     turns: int
     reason: str
+    # Moves of external engines that the referee replaced by the default action, per
+    # seat (empty when no seat holds an engine).
+    replaced: tuple[int, ...] = ()
 
     @property
     def adjudicated(self) -> bool:
@@ -86,6 +90,7 @@ class BotStats:
     turns_total: int = 0
     seat_hands: list[int] = field(default_factory=list)
     seat_durak: list[int] = field(default_factory=list)
+    replaced: int = 0
     mu: float | None = None
     sigma: float | None = None
     ordinal: float | None = None
@@ -129,6 +134,7 @@ class BotStats:
             "draw_rate": self.draw_rate,
             "mean_hand_length": self.mean_turns,
             "adjudicated": self.adjudicated,
+            "replaced_moves": self.replaced,
             "per_seat": {
                 seat_name(i): {
                     "hands": h,
@@ -296,6 +302,11 @@ def _game_for_deal(rules: Rules, base: Game, rng: random.Random) -> Game:
     return base
 
 
+def _replaced(agent: Agent) -> int:
+    """Moves the referee has replaced so far for an external engine (0 otherwise)."""
+    return sum(agent.failures.values()) if isinstance(agent, ExternalAgent) else 0
+
+
 def _play_deals(
     rules_dict: dict[str, Any],
     lineup_index: int,
@@ -324,6 +335,7 @@ def _play_deals(
                 agent.reseed(agent_seed(seed, deal, rot, seat))
                 seated.append(agent)
             state = game.deal(dealer, deck)
+            before = [_replaced(a) for a in seated]
             try:
                 play_out(state, seated)
             except Exception as e:  # name the hand, so a failing bot can be replayed
@@ -344,6 +356,11 @@ def _play_deals(
                     outs=tuple(s for s, _ in state.outs),
                     turns=state.turns,
                     reason=result.reason,
+                    replaced=(
+                        tuple(_replaced(a) - b for a, b in zip(seated, before, strict=True))
+                        if any(isinstance(a, ExternalAgent) for a in seated)
+                        else ()
+                    ),
                 )
             )
     return out
@@ -446,6 +463,8 @@ def _tally(names: list[str], outcomes: list[HandOutcome], n: int) -> dict[str, B
                 st.first_out += 1
             if o.adjudicated:
                 st.adjudicated += 1
+            if o.replaced:
+                st.replaced += o.replaced[seat]
     return bots
 
 

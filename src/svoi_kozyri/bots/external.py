@@ -17,6 +17,7 @@ from __future__ import annotations
 import atexit
 import collections
 import contextlib
+import logging
 import re
 import shutil
 import threading
@@ -31,6 +32,10 @@ if TYPE_CHECKING:  # the protocol layer is imported on first use (it is not smal
 
 #: The bot kind prefix: ``engine:./my-engine --fast``.
 ENGINE_PREFIX = "engine:"
+#: Failures reported on stderr per engine command and process; later ones are counted.
+MAX_WARNINGS = 3
+
+log = logging.getLogger("svoi_kozyri.engine")
 
 # Engine processes shared by every agent of this process with the same command:
 # the protocol is stateless, so one process can play every seat, and starting a
@@ -39,6 +44,7 @@ ENGINE_PREFIX = "engine:"
 # dropped, and the next move starts a fresh one.
 _SHARED: dict[str, SimpleEngine] = {}
 _SHARED_LOCK = threading.Lock()
+_WARNED: collections.Counter[str] = collections.Counter()
 
 
 def close_shared_engines() -> None:
@@ -139,12 +145,32 @@ class ExternalAgent(Agent):
             self.failures["timeout" if "Timeout" in kind else "crash"] += 1
             self.last_error = f"{kind}: {e}"
             self.close(kill=True)  # a fresh process for the next move
+            self._warn(obs)
             return self.default_action(obs)
         if result.move is None or result.move not in legal:
             self.failures["illegal"] += 1
             self.last_error = f"illegal or unreadable move {result.raw!r}"
+            self._warn(obs)
             return self.default_action(obs)
         return result.move
+
+    def _warn(self, obs: Observation) -> None:
+        """Say what went wrong on stderr (the first few times per command in this
+        process), so the author of an engine sees it; later failures are only counted."""
+        with _SHARED_LOCK:
+            _WARNED[self.command] += 1
+            total = _WARNED[self.command]
+        if total <= MAX_WARNINGS:
+            from ..protocol.wire import format_position_request
+
+            more = " (further failures are only counted)" if total == MAX_WARNINGS else ""
+            log.warning(
+                "%s: %s; the default action was played instead%s. Position: %s",
+                self.label(),
+                self.last_error,
+                more,
+                format_position_request(obs),
+            )
 
     def default_action(self, obs: Observation) -> Move:
         """The move played for a failed engine: the easy level's choice."""

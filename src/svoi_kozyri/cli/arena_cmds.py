@@ -249,6 +249,12 @@ def _print_report(console: Any, report: Any) -> None:
         f"median {s['median_hand_length']:.0f} max {s['max_hand_length']}, "
         f"{s['elapsed_s']:.1f} s ({s['hands_per_s']:.0f} hands/s, {report.workers} workers)"
     )
+    for name, st in report.bots.items():
+        if st.replaced:
+            console.print(
+                f"  {name}: {st.replaced} engine move(s) were illegal, late or lost to a "
+                "crash and were replaced by the default action (docs/engine-protocol.md)"
+            )
     for h in s["adjudicated_hands"][:10]:
         console.print(
             f"  adjudicated: deal {h['deal']} rotation {h['rotation']}: {h['reason']} after "
