@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import shutil
 import sys
 import textwrap
 from pathlib import Path
@@ -336,6 +337,15 @@ def test_conformance_passes_on_the_example_and_a_served_bot() -> None:
         assert report.ok, [c.line() for c in report.checks]
         names = [c.name for c in report.checks]
         assert "stop latency" in names and "deterministic under a node limit" in names
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is not installed")
+def test_node_example_engine_conforms_and_plays() -> None:
+    command = f"node {ROOT / 'examples' / 'engines' / 'greedy.js'}"
+    report = run_conformance(command, positions=12, timeout=5.0)
+    assert report.ok and not [c for c in report.checks if c.status == "WARN"]
+    arena = run_arena([f"engine:{command}", "medium"], hands=4, seed=2, workers=1)
+    assert arena.bots[f"engine:{command}"].replaced == 0
 
 
 def test_conformance_fails_clearly_on_broken_engines(tmp_path: Path) -> None:
