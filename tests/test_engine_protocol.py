@@ -311,7 +311,7 @@ def test_hanging_engine_loses_its_move_then_is_restarted(tmp_path: Path) -> None
             time.sleep(60)
         print("bestmove " + legal[0])
         """
-    agent = ExternalAgent(_script(tmp_path, "hang", body), seed=1, timeout=0.3, grace=0.2)
+    agent = ExternalAgent(_script(tmp_path, "hang", body), seed=1, timeout=1.0, grace=0.3)
     try:
         _turns, asked = _play_hand(agent)
     finally:
