@@ -89,3 +89,17 @@ def test_ray_backend_with_an_engine_seat_and_the_cli(local_ray: None, tmp_path: 
     assert json.loads(out.read_text())["_meta"]["backend"] == "ray"
     res = CliRunner().invoke(app, ["arena", "--seats", "easy,random", "--backend", "slurm"])
     assert res.exit_code == 2 and "unknown backend" in res.output
+
+
+def test_map_jobs_keeps_job_order_on_every_backend(local_ray: None) -> None:
+    """(The job function must be importable by Ray's workers: a package function.)"""
+    from svoi_kozyri.arena.backends import map_jobs
+    from svoi_kozyri.arena.stats import wilson_interval
+
+    jobs = [(k, 20) for k in range(12)]
+    want = [wilson_interval(k, 20) for k in range(12)]
+    seen: list[tuple[float, float]] = []
+    assert map_jobs(wilson_interval, jobs, workers=1, progress=seen.append) == want
+    assert sorted(seen) == sorted(want)
+    assert map_jobs(wilson_interval, jobs, workers=2) == want
+    assert map_jobs(wilson_interval, jobs, backend="ray") == want

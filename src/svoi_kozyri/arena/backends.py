@@ -154,3 +154,30 @@ def make_backend(
     if key == "ray":
         return RayBackend(address, workers)
     raise BackendError(f"unknown backend {name!r} (choose from {', '.join(BACKENDS)})")
+
+
+def _indexed(fn: Callable[..., R], index: int, *args: Any) -> tuple[int, R]:
+    return index, fn(*args)
+
+
+def map_jobs(
+    fn: Callable[..., R],
+    jobs: Sequence[tuple[Any, ...]],
+    *,
+    backend: str | Backend = "local",
+    workers: int | None = None,
+    address: str | None = None,
+    progress: Callable[[R], None] | None = None,
+) -> list[R]:
+    """``[fn(*job) for job in jobs]`` on a backend, in job order whatever order the
+    jobs finish in (so output files and reports do not depend on the backend).
+    ``fn`` must be a module-level function (it is pickled); ``progress`` sees each
+    result as it arrives (for a progress bar).  Self-play and other batch jobs use
+    this; the arena sorts its hands itself."""
+    runner = make_backend(backend, workers=workers, address=address)
+    out: dict[int, R] = {}
+    for index, result in runner.run(_indexed, [(fn, i, *job) for i, job in enumerate(jobs)]):
+        out[index] = result
+        if progress is not None:
+            progress(result)
+    return [out[i] for i in range(len(jobs))]
