@@ -124,7 +124,9 @@ def random_options(rng: random.Random) -> dict[str, Any]:
         opts["num_players"] = n
         if n == 2:
             opts["trumps_per_player_2p"] = rng.choice([1, 2])
-            opts["own_suits_cross_beat"] = rng.random() < 0.5
+            cross = rng.random() < 0.5  # drawn either way: seeds keep their options
+            if opts["trumps_per_player_2p"] == 2:  # it applies only to two own suits
+                opts["own_suits_cross_beat"] = cross
         opts["pickup_rule"] = rng.choice(["graded", "graded", "fixed", "whole_pile"])
         if opts["pickup_rule"] == "fixed":
             opts["fixed_pickup_count"] = rng.randint(1, 6)

@@ -45,11 +45,11 @@ from urllib.parse import unquote
 from .core import (
     LEAD,
     RESPOND,
-    SEAT_LETTERS,
     Card,
     CardError,
     Game,
     IllegalMoveError,
+    MalformedError,
     Move,
     PositionError,
     Result,
@@ -117,35 +117,17 @@ def format_result_token(result: Result | None) -> str:
     """``loser B``, ``loser B action_cap``, ``draw last_card``, or ``*`` (unfinished)."""
     if result is None:
         return "*"
-    if result.loser is None:
-        return f"draw {result.reason}"
-    text = f"loser {seat_name(result.loser)}"
-    return text if result.reason == "out" else f"{text} {result.reason}"
+    return result.result()
 
 
 def _parse_result_words(words: Sequence[str], n: int) -> Result | None:
     """The result of a token such as ``['loser', 'B']``; raises ValueError."""
-    low = [w.lower() for w in words]
-    if low == ["*"]:
+    if [w.lower() for w in words] == ["*"]:
         return None
-    if len(low) == 2 and low[0] == "draw":
-        if low[1] not in ("last_card", "repetition", "action_cap"):
-            raise ValueError(
-                f"unknown draw reason {words[1]!r} (last_card, repetition or action_cap)"
-            )
-        return Result(None, low[1])
-    if len(low) in (2, 3) and low[0] == "loser":
-        seat = words[1].upper()
-        if len(seat) != 1 or seat not in SEAT_LETTERS[:n]:
-            raise ValueError(f"unknown loser {words[1]!r} (seats {', '.join(SEAT_LETTERS[:n])})")
-        reason = low[2] if len(low) == 3 else "out"
-        if reason not in ("out", "action_cap"):
-            raise ValueError(f"unknown loss reason {words[2]!r} (only action_cap)")
-        return Result(SEAT_LETTERS.index(seat), reason)
-    raise ValueError(
-        f"malformed result {' '.join(words)!r}: expected loser X, loser X action_cap, "
-        "draw REASON or *"
-    )
+    try:
+        return Result.parse(" ".join(words), n)
+    except MalformedError as e:
+        raise ValueError(f"{e} or *") from None
 
 
 # --------------------------------------------------------------------------- the record

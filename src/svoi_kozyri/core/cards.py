@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
+from .errors import CardError
+
 Card = int
 CardSet = int
 
@@ -35,10 +37,6 @@ RANK_MASK: tuple[CardSet, ...] = tuple(
     sum(1 << (s * NUM_RANKS + r) for s in range(4)) for r in range(NUM_RANKS)
 )
 ALL_CARDS: CardSet = (1 << NUM_CARDS) - 1
-
-
-class CardError(ValueError):
-    """A card, suit or card list could not be parsed."""
 
 
 def card(suit: int, rank: int) -> Card:

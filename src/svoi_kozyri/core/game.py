@@ -51,6 +51,13 @@ from .cards import (
     rank_of,
     suit_of,
 )
+from .errors import (
+    HandOverError,
+    IllegalMoveError,
+    InvalidMoveError,
+    PositionError,
+)
+from .outcome import Outcome, Result, Termination
 from .rules import Rules
 
 # Phases (modes) of a state.
@@ -68,32 +75,27 @@ _NO_CARD: Final = NUM_CARDS  # "no lead" column of the beat-move table
 SEAT_LETTERS: Final = "ABCD"
 
 
-class SvoiKozyriError(Exception):
-    """Base class of the engine's errors."""
-
-
-class IllegalMoveError(SvoiKozyriError, ValueError):
-    """The action is not legal now; the state is unchanged."""
-
-
-class PositionError(SvoiKozyriError, ValueError):
-    """A position, deal or ownership is malformed or inconsistent."""
-
-
-class HandOverError(IllegalMoveError):
-    """An action was attempted after the hand ended."""
-
-
 def seat_name(seat: int) -> str:
     """Seat letter ``A``..``D`` of a seat index."""
     return SEAT_LETTERS[seat]
 
 
-def parse_seat(text: str, n: int = 4) -> int:
-    """Seat index of a seat letter, checked against the number of players."""
-    t = text.strip().upper()
-    if len(t) != 1 or t not in SEAT_LETTERS[:n]:
-        raise PositionError(f"unknown seat {text!r} (seats are {', '.join(SEAT_LETTERS[:n])})")
+def parse_seat(value: object, n: int = 4) -> int:
+    """Seat index of a seat given as an index (``1``) or a letter (``"B"``/``"b"``),
+    checked against the number of players ``n``.  The one seat parser of the
+    library: every API that takes a seat accepts both forms, and every bad seat
+    raises :class:`PositionError` naming the seats the table has.
+    """
+    if type(value) is int:
+        if not 0 <= value < n:
+            raise PositionError(f"unknown seat {value} (seats are 0..{n - 1} at {n} players)")
+        return value
+    letters = SEAT_LETTERS[:n]
+    if not isinstance(value, str):
+        raise PositionError(f"a seat is a letter or an index, not {type(value).__name__}")
+    t = value.strip().upper()
+    if len(t) != 1 or t not in letters:
+        raise PositionError(f"unknown seat {value!r} (seats are {', '.join(letters)})")
     return SEAT_LETTERS.index(t)
 
 
@@ -170,7 +172,7 @@ class Move:
         (Move('beat 6D lead QS'), Move('pickup'))
         """
         if not isinstance(text, str):
-            raise IllegalMoveError(f"a move must be text, not {type(text).__name__}")
+            raise InvalidMoveError(f"a move must be text, not {type(text).__name__}")
         words = text.split()
         low = [w.lower() for w in words]
         try:
@@ -183,13 +185,13 @@ class Move:
             if len(low) == 4 and low[0] == "beat" and low[2] == "lead":
                 b, ld = parse_card(words[1]), parse_card(words[3])
                 if b == ld:
-                    raise IllegalMoveError(f"malformed move {text!r}: beat and lead are one card")
+                    raise InvalidMoveError(f"malformed move {text!r}: beat and lead are one card")
                 return BEAT_MOVES[b][ld]
         except ValueError as e:
-            if isinstance(e, IllegalMoveError):
+            if isinstance(e, InvalidMoveError):
                 raise
-            raise IllegalMoveError(f"malformed move {text!r}: {e}") from None
-        raise IllegalMoveError(
+            raise InvalidMoveError(f"malformed move {text!r}: {e}") from None
+        raise InvalidMoveError(
             f"malformed move {text!r}: expected 'lead X', 'beat X lead Y', 'beat X' or 'pickup'"
         )
 
@@ -270,40 +272,6 @@ def _as_action(a: object) -> int:
 
 
 # --------------------------------------------------------------------------- results
-
-
-@dataclass(frozen=True)
-class Result:
-    """How a hand ended.
-
-    ``loser`` is the durak's seat, or ``None`` for a draw; ``reason`` is
-    ``"last_card"`` (SPEC A12.2), ``"repetition"`` or ``"action_cap"`` for
-    draws, and ``"out"`` (normal end), ``"action_cap"`` (most cards loses) for
-    losses.  ``adjudicated`` is true when a SPEC D guard ended the hand.
-    """
-
-    loser: int | None
-    reason: str
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (Result, (self.loser, self.reason))
-
-    @property
-    def is_draw(self) -> bool:
-        """True when nobody lost."""
-        return self.loser is None
-
-    @property
-    def adjudicated(self) -> bool:
-        """True when a termination guard (not the rules of play) ended the hand."""
-        return self.reason in ("repetition", "action_cap")
-
-    def __str__(self) -> str:
-        if self.loser is None:
-            return f"draw ({self.reason})"
-        return f"loser {seat_name(self.loser)}" + (
-            " (action cap)" if self.reason == "action_cap" else ""
-        )
 
 
 # --------------------------------------------------------------------------- game
@@ -731,6 +699,14 @@ class Game:
                 f"({', '.join(seat_name(i) for i in empty) or 'none'})"
             )
         active = n - len(empty)
+        if type(turns) is not int or turns < 0:
+            raise PositionError(f"the turn counter must be an integer >= 0, not {turns!r}")
+        cap = self.rules.max_actions_per_hand
+        if result is None and ph != OVER and cap is not None and turns >= cap:
+            raise PositionError(
+                f"the turn counter {turns} has reached the action cap "
+                f"(max_actions_per_hand={cap}): the hand would be over"
+            )
         if result is None and ph != OVER:
             if active < 2:
                 raise PositionError("at least two players must hold cards while the hand goes on")
@@ -862,7 +838,7 @@ def parse_forgiving(
     """Parse forgiving input (``6d qs``, ``10h``, ``p``, ``take``, strict notation)
     for ``seat`` in the given situation, and check that the move is legal."""
     if not isinstance(text, str):
-        raise IllegalMoveError(f"a move must be text, not {type(text).__name__}")
+        raise InvalidMoveError(f"a move must be text, not {type(text).__name__}")
     words = text.replace(",", " ").split()
     low = [w.lower() for w in words]
     if low in _PICKUP_WORDS:
@@ -872,7 +848,7 @@ def parse_forgiving(
         try:
             cs = [parse_card(w) for w in cards_txt]
         except ValueError as e:
-            raise IllegalMoveError(f"cannot read {text!r}: {e}") from None
+            raise InvalidMoveError(f"cannot read {text!r}: {e}") from None
         if len(cs) == 1:
             c = cs[0]
             if phase == RESPOND and hand == 1 << c:
@@ -910,6 +886,7 @@ class State:
     __slots__ = (
         "_hist",
         "_hist_parent",
+        "_undo",
         "discard",
         "game",
         "hands",
@@ -942,6 +919,7 @@ class State:
     origin: Origin
     _hist: dict[int, int]
     _hist_parent: Any
+    _undo: Any
 
     def __init__(
         self,
@@ -961,6 +939,7 @@ class State:
         origin: Origin,
         hist: dict[int, int],
         hist_parent: Any,
+        undo: Any = None,
     ) -> None:
         """Low-level constructor: use :meth:`Game.deal`, :meth:`Game.new_hand` or
         :meth:`Game.position` instead."""
@@ -980,6 +959,7 @@ class State:
         self.origin = origin
         self._hist = hist
         self._hist_parent = hist_parent
+        self._undo = undo
 
     @staticmethod
     def _start(
@@ -1044,6 +1024,7 @@ class State:
             self.origin,
             {},
             parent,
+            self._undo,
         )
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -1351,7 +1332,7 @@ class State:
             self.phase = OVER
             self.to_act_seat = -1
             if not remaining:  # cannot happen with at least two active players
-                self.result = Result(None, "last_card")
+                self.result = Outcome(None, Termination.LAST_CARD)
                 return
             last = remaining[0]
             hl = hands[last]
@@ -1367,9 +1348,9 @@ class State:
                 and (draw_rule == "any_last_card" or kind == "lead")
                 and g._beat[last][top] & hl
             ):
-                self.result = Result(None, "last_card")
+                self.result = Outcome(None, Termination.LAST_CARD)
             else:
-                self.result = Result(last, "out")
+                self.result = Outcome(last, Termination.OUT)
             return
         q = g.next_seat[p]
         while not hands[q]:
@@ -1403,7 +1384,7 @@ class State:
                 cnt = self._count(key) + 1
             hist[key] = hist.get(key, 0) + 1
             if cnt >= limit:
-                self._finish(Result(None, "repetition"))
+                self._finish(Outcome(None, Termination.REPETITION))
                 return
         cap = g._cap
         if cap and turns >= cap:
@@ -1419,9 +1400,9 @@ class State:
             sizes = [h.bit_count() for h in self.hands]
             most = max(sizes)
             if sizes.count(most) == 1:
-                self._finish(Result(sizes.index(most), "action_cap"))
+                self._finish(Outcome(sizes.index(most), Termination.ACTION_CAP))
                 return
-        self._finish(Result(None, "action_cap"))
+        self._finish(Outcome(None, Termination.ACTION_CAP))
 
     # -- turn level ------------------------------------------------------------
 
@@ -1476,11 +1457,74 @@ class State:
         if isinstance(move, str):
             move = Move.parse(move)
         if not isinstance(move, Move):
-            raise IllegalMoveError(f"expected a Move or its notation, not {type(move).__name__}")
-        if seat is not None and (type(seat) is not int or not 0 <= seat < self.game.n):
-            raise IllegalMoveError(f"no such seat: {seat!r}")
-        self._check_move(move, seat)
+            raise InvalidMoveError(f"expected a Move or its notation, not {type(move).__name__}")
+        self._check_move(move, None if seat is None else parse_seat(seat, self.game.n))
+        snap = (
+            self.hands[:],
+            self.pile[:],
+            self.to_act_seat,
+            self.phase,
+            self.outs,
+            self.discard,
+            self.result,
+            self.turns,
+            self.log_len,
+            self.zob,
+            self.picked,
+            self._freeze_history(),
+        )
         self.push_unchecked(move)
+        self._undo = (snap, self._undo, move, self.log_len, self.zob)
+
+    def pop(self) -> Move:
+        """Undo the last move made with :meth:`push` and return it (python-chess's
+        ``Board.pop``).  Cheap: the state before each :meth:`push` is kept as a small
+        snapshot (hands, pile, counters; the repetition counts are frozen and shared),
+        and copies share the stack.  Moves made with :meth:`apply_action` or
+        :meth:`push_unchecked` (the search hot path) keep no snapshot: after such a
+        move :meth:`pop` raises :class:`PositionError` rather than undo the wrong thing.
+        An empty stack raises :class:`IndexError`, like ``list.pop``.
+        """
+        u = self._undo
+        if u is None:
+            raise IndexError("pop from an empty move stack: no move made with push() to undo")
+        snap, parent, move, log_len, zob = u
+        if self.log_len != log_len or self.zob != zob:
+            raise PositionError(
+                "cannot pop: actions were applied with apply_action() or push_unchecked() "
+                "after the last push()"
+            )
+        (
+            hands,
+            pile,
+            self.to_act_seat,
+            self.phase,
+            self.outs,
+            self.discard,
+            self.result,
+            self.turns,
+            self.log_len,
+            self.zob,
+            self.picked,
+            self._hist_parent,
+        ) = snap
+        self.hands = hands[:]
+        self.pile = pile[:]
+        self._hist = {}
+        self._undo = parent
+        result: Move = move
+        return result
+
+    @property
+    def move_stack(self) -> list[Move]:
+        """The moves :meth:`pop` can undo, oldest first."""
+        out: list[Move] = []
+        u = self._undo
+        while u is not None:
+            out.append(u[2])
+            u = u[1]
+        out.reverse()
+        return out
 
     def push_unchecked(self, move: Move) -> None:
         """Apply a move taken from :meth:`legal_moves` without checking it again

@@ -20,15 +20,14 @@ import random
 from dataclasses import dataclass, field
 
 from .cards import Card, CardSet, cards_of
+from .errors import IllegalMoveError
 from .game import (
     FREE,
     OVER,
     PHASE_NAMES,
     RESPOND,
     Game,
-    IllegalMoveError,
     Move,
-    Result,
     State,
     check_move,
     decode_log_entry,
@@ -36,6 +35,7 @@ from .game import (
     parse_forgiving,
     seat_name,
 )
+from .outcome import Result
 
 
 @dataclass(frozen=True)
