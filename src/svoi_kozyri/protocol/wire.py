@@ -20,11 +20,11 @@ from ..core import (
     SEAT_LETTERS,
     Card,
     CardSet,
+    MalformedError,
     Move,
     Observation,
+    Outcome,
     PositionError,
-    Result,
-    SvoiKozyriError,
     format_card,
     mask_of,
     parse_card,
@@ -49,7 +49,7 @@ POSITION_KEYWORDS = ("seat", "pos", "mine", "dealer", "cards", "transfers", "his
 GO_VALUE_KEYWORDS = ("movetime", "nodes", "seed")
 
 
-class ProtocolError(SvoiKozyriError, ValueError):
+class ProtocolError(MalformedError):
     """A protocol line that cannot be understood (bad move token, bad position)."""
 
 
@@ -238,7 +238,7 @@ def parse_position_request(line: str) -> PositionRequest:
         discard = mask_of(parse_cards_compact(pos[6], "discard"))
     except ValueError as e:
         raise ProtocolError(f"position: {e}") from None
-    result: Result | None = None
+    result: Outcome | None = None
     mode = pos[4].lower()
     if mode in ("free", "respond", "lead"):
         phase = PHASE_NAMES.index(mode)
