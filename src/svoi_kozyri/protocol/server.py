@@ -148,25 +148,29 @@ class EngineServer:
 
     def _agent(self, go: GoRequest) -> Agent:
         """The bot under this ``go``'s limits: ``nodes`` become ``iterations=``,
-        ``movetime`` (and ``infinite``) become ``ms=``, for the bots that search;
-        bots without a budget ignore limits."""
-        extra = ""
+        ``movetime`` becomes ``ms=`` (60 %) and ``solver_ms=`` (30 %), ``infinite`` a
+        long ``ms=`` ended by ``stop``, for the bots that search; bots without a
+        budget ignore limits."""
+        tries: list[str] = []  # the options to try, most specific first
         if go.nodes is not None:
-            extra = f"iterations={go.nodes}"
+            tries = [f"iterations={go.nodes}"]
         elif go.infinite:
-            extra = f"ms={INFINITE_MS:g},solver_ms={INFINITE_SOLVER_MS:g}"
+            tries = [f"ms={INFINITE_MS:g},solver_ms={INFINITE_SOLVER_MS:g}", f"ms={INFINITE_MS:g}"]
         elif go.movetime is not None:
-            extra = f"ms={max(1.0, go.movetime * 0.9):g}"
-        key = f"{self.spec}|{extra}"
+            # the exact solver of open positions runs before the search: share the time
+            t = float(go.movetime)
+            tries = [f"ms={max(1.0, t * 0.6):g},solver_ms={max(1.0, t * 0.3):g}"]
+            tries.append(f"ms={max(1.0, t * 0.9):g}")
+        key = f"{self.spec}|{tries[0] if tries else ''}"
         agent = self._agents.get(key)
         if agent is None:
-            agent = None
-            if extra:
-                sep = "," if ":" in self.spec else ":"
+            sep = "," if ":" in self.spec else ":"
+            for extra in tries:
                 try:
                     agent = make_agent(self.spec + sep + extra, 0)
-                except ValueError:
-                    agent = None
+                    break
+                except ValueError:  # this bot does not take these options
+                    continue
             if agent is None:
                 agent = make_agent(self.spec, 0)
             self._agents[key] = agent
