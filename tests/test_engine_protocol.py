@@ -467,3 +467,31 @@ def test_arena_counts_and_reports_replaced_engine_moves(
     assert sum(sum(o.replaced) for o in report.outcomes) == st.replaced
     warned = [r for r in caplog.records if "illegal or unreadable move 'lead-5S'" in r.message]
     assert 1 <= len(warned) <= 3 and "position seat" in warned[0].message
+
+
+def test_served_engine_survives_bad_requests() -> None:
+    """A malformed position is reported as an info string and changes nothing; a go
+    without a position answers bestmove none; unknown words before a command are
+    skipped (as in UCI)."""
+    obs = fixed_positions(1)[0]
+    good = format_position_request(obs)
+    lines = [
+        "ske 1",
+        "position seat Z pos nonsense",
+        "go nodes 5",
+        "debug on isready",
+        good.replace("legal", "legal lead-XX"),
+        good,
+        "go nodes 5 seed 3",
+        "isready",
+        "quit",
+    ]
+    res = CliRunner().invoke(app, ["engine", "medium"], input="\n".join(lines) + "\n")
+    out = res.output.splitlines()
+    assert res.exit_code == 0
+    errors = [ln for ln in out if ln.startswith("info string error")]
+    assert len(errors) >= 2
+    best = [ln.split()[1] for ln in out if ln.startswith("bestmove")]
+    assert best[0] == "none"
+    assert parse_move_token(best[1]) in obs.legal_moves()
+    assert out.count("readyok") == 2
