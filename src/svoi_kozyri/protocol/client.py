@@ -535,8 +535,22 @@ def _stop_loop(loop: asyncio.AbstractEventLoop) -> None:
 
 
 def _run(loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, T], timeout: float | None) -> T:
+    """Run ``coro`` on the engine's loop and wait for it; every protocol call has
+    its own time-out, and a loop that has stopped (its thread ended) is an error
+    rather than a wait for ever."""
+    if loop.is_closed() or not loop.is_running():
+        coro.close()
+        raise EngineTerminatedError("the engine's event loop has stopped")
     fut: concurrent.futures.Future[T] = asyncio.run_coroutine_threadsafe(coro, loop)
-    return fut.result(timeout)
+    waited = 0.0
+    while True:
+        try:
+            return fut.result(0.5)
+        except concurrent.futures.TimeoutError:
+            waited += 0.5
+            if not loop.is_running() or (timeout is not None and waited >= timeout):
+                fut.cancel()
+                raise EngineTerminatedError("the engine's event loop has stopped") from None
 
 
 # --------------------------------------------------------------------------- mock
