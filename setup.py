@@ -19,6 +19,9 @@ from setuptools import setup
 
 COMPILED = [
     "src/svoi_kozyri/core/cards.py",
+    "src/svoi_kozyri/core/tables.py",
+    "src/svoi_kozyri/core/moves.py",
+    "src/svoi_kozyri/core/state.py",
     "src/svoi_kozyri/core/game.py",
     "src/svoi_kozyri/bots/basic.py",
     "src/svoi_kozyri/bots/heuristic.py",

@@ -30,7 +30,7 @@ from ..core import (
     parse_card,
     seat_name,
 )
-from ..core.game import decode_log_entry, encode_log_entry
+from ..core.moves import decode_log_entry
 from ..notation.position import (
     format_cards_compact,
     format_observation,
@@ -83,6 +83,14 @@ def parse_move_token(text: str) -> Move:
 
 
 # --------------------------------------------------------------------------- position
+
+
+def encode_log_entry(seat: int, move: Move, taken: CardSet) -> int:
+    """One public turn in the observation's log format (the inverse of
+    :func:`~svoi_kozyri.core.moves.decode_log_entry`)."""
+    beat = 0 if move.beat is None else move.beat + 1
+    lead = 0 if move.lead is None else move.lead + 1
+    return seat | beat << 2 | lead << 8 | taken << 14
 
 
 def _history_token(entry: int) -> str:
