@@ -39,7 +39,7 @@ _CARD = r"(?:10|[5-9TJQKA])[SHDC]"
 _STRICT_ACTION = re.compile(rf"lead {_CARD}|beat {_CARD} lead {_CARD}|beat {_CARD}|pickup")
 
 
-class ScenarioFormatError(ValueError):
+class ScenarioFormatError(SvoiKozyriError, ValueError):
     """The scenario file or entry does not follow the format."""
 
 
@@ -319,10 +319,18 @@ def load_file(path: Path) -> list[Any]:
     """The scenarios of one file (raises ScenarioFormatError)."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
+    except IsADirectoryError:
+        raise ScenarioFormatError("is a folder (name the folder itself to run its files)") from None
+    except FileNotFoundError:
+        raise ScenarioFormatError("no such file") from None
     except OSError as e:
-        raise ScenarioFormatError(f"cannot read: {e.strerror or e}") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise ScenarioFormatError(f"not valid UTF-8 JSON: {e}") from None
+        raise ScenarioFormatError(f"cannot read: {(e.strerror or str(e)).lower()}") from None
+    except UnicodeDecodeError as e:
+        raise ScenarioFormatError(f"not UTF-8 text ({e.reason})") from None
+    except json.JSONDecodeError as e:
+        raise ScenarioFormatError(
+            f"not valid JSON: {e.msg} at line {e.lineno} column {e.colno}"
+        ) from None
     if not isinstance(data, dict) or data.get("format") != FORMAT_ID:
         raise ScenarioFormatError(f"not a scenario file: 'format' must be {FORMAT_ID!r}")
     scenarios = data.get("scenarios")

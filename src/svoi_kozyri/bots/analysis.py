@@ -22,8 +22,9 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass
+from typing import Any
 
-from ..core import Move, Observation, observe, seat_name
+from ..core import Move, Observation, State, observe, seat_name
 from .search.common import Budget, check_observation, policy
 from .search.pimc import pimc_values
 from .search.solver import Solver, open_state, value_text
@@ -117,6 +118,16 @@ def _clearly_worse(best: MoveRating, played: MoveRating, threshold: float) -> bo
     return drop > 2 * math.sqrt(var)
 
 
+def _steps(record: Any, start: State) -> list[tuple[int, Move, State]]:
+    """``(seat, move, state after)`` for every turn of ``record`` from ``start``."""
+    out = []
+    state = start.copy()
+    for who, move in record.moves:
+        state.push(move, who)
+        out.append((who, move, state.copy()))
+    return out
+
+
 def analyse_record(
     record: object,
     seat: int,
@@ -124,21 +135,28 @@ def analyse_record(
     iterations: int | None = None,
     threshold: float = 0.1,
     seed: int | None = 0,
+    start: State | None = None,
 ) -> list[TurnReview]:
     """The turns of ``seat`` in a finished (replayable) record where the move played
     was rated at least ``threshold`` below the best move (any drop of a proven
     value counts).  Each turn is rated from that seat's observation at the time,
-    never from the full deal."""
+    never from the full deal.
+
+    ``start`` replaces the record's start: a record written for one viewer hides the
+    deal, and a stand-in start that agrees with everything that viewer knew (see
+    :func:`svoi_kozyri.tui.replay.viewer_start`) gives that viewer's observations
+    exactly, so such a record can be analysed for the viewer's own seat."""
     from ..records import GameRecord
 
     if not isinstance(record, GameRecord):
         raise TypeError("analyse_record needs a records.GameRecord")
     if not 0 <= seat < record.game.n:
         raise ValueError(f"seat {seat} does not exist with {record.game.n} players")
-    before = record.start_state()
+    before = record.start_state() if start is None else start.copy()
     solver = Solver()
     out: list[TurnReview] = []
-    for i, (who, move, after) in enumerate(record.states()):
+    steps = record.states() if start is None else iter(_steps(record, before))
+    for i, (who, move, after) in enumerate(steps):
         if who == seat and before.phase != 3 and len(before.legal_moves()) > 1:
             obs = observe(before, seat)
             ratings = analyse_position(

@@ -34,7 +34,8 @@ class BotKind:
     """One name that :func:`make_agent` accepts.
 
     ``target`` is ``"module:attribute"`` relative to :mod:`svoi_kozyri.bots` (or an
-    absolute module path starting ``svoi_kozyri.``); the attribute is called as
+    absolute module path starting ``svoi_kozyri.``; imported only when the bot is
+    first built, so a catalogue entry costs nothing), or the factory itself, called as
     ``factory(seed=..., **options)``, or ``factory(argument, seed=...)`` for a
     ``free_argument`` kind.  ``strength`` puts
     the difficulty levels in order (1 = weakest; ``None`` for kinds that are not
@@ -46,7 +47,7 @@ class BotKind:
     """
 
     name: str
-    target: str
+    target: str | Callable[..., Agent]
     description: str
     strength: int | None = None
     cheap: bool = False
@@ -146,6 +147,8 @@ DEFAULT_BOT = "medium"
 
 
 def _resolve(kind: BotKind) -> Any:
+    if not isinstance(kind.target, str):
+        return kind.target
     mod_name, _, attr = kind.target.partition(":")
     if not mod_name.startswith("svoi_kozyri."):
         mod_name = f"{__package__}.{mod_name}"

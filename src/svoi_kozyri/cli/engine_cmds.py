@@ -23,8 +23,21 @@ def scenarios(
     paths: Annotated[list[str], typer.Argument(help="scenario files or directories")],
 ) -> None:
     """Run rules scenario files (svoi-kozyri-scenarios/1): PASS/FAIL per scenario."""
-    from ..scenarios import run_paths
+    from pathlib import Path
 
+    from ..scenarios import ScenarioFormatError, expand_paths, load_file, run_paths
+
+    for p in map(Path, paths):
+        if not p.exists():
+            raise ScenarioFormatError(f"{p}: no such file or folder")
+        if p.is_dir() and not expand_paths([p]):
+            raise ScenarioFormatError(f"{p}: no scenario files (*.json) in the folder")
+    files = expand_paths(paths)
+    if len(files) == 1:  # one file that is no scenario file at all: one error line
+        try:
+            load_file(files[0])
+        except ScenarioFormatError as e:
+            raise ScenarioFormatError(f"{files[0]}: {e}") from None
     passed = failed = 0
     for outcome in run_paths(paths):
         typer.echo(outcome.line())

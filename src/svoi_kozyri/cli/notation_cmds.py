@@ -56,15 +56,13 @@ def records_cmd(
     ] = None,
 ) -> None:
     """Check every record of a file by replaying it, or write it for one viewer."""
-    from ..records import SPECTATOR, format_result_token, read_records, write_record
+    from ..records import SPECTATOR, format_result_token, write_record
+    from ..tui.replay import load_records
 
     try:
-        recs = read_records(path)
-    except FileNotFoundError:
-        typer.echo(f"error: {path}: no such file", err=True)
-        raise typer.Exit(2) from None
-    except (OSError, SvoiKozyriError) as e:
-        typer.echo(f"error: {path}: {e}", err=True)
+        recs = load_records(path)
+    except SvoiKozyriError as e:  # a file that is not a good record file: exit 1
+        typer.echo(f"error: {e}", err=True)
         raise typer.Exit(1) from None
     if viewer is not None:
         try:

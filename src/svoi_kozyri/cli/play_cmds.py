@@ -344,24 +344,29 @@ def replay(
     hand: Annotated[
         int | None, typer.Option(min=1, help="only this hand of the file (1 = first)")
     ] = None,
+    turn: Annotated[
+        int | None,
+        typer.Option(min=0, help="start at this turn (0 = the deal; with --all: show only it)"),
+    ] = None,
     unicode: Annotated[bool, typer.Option("--unicode", help="show suits as ♠♥♦♣")] = False,
     no_color: Annotated[bool, typer.Option("--no-color", help="no colours (or set NO_COLOR)")] = (
         False
     ),
 ) -> None:
-    """Step through a game record: Enter or n next, p previous, q quit."""
+    """Step through a game record: Enter or n next, p previous, a number jumps to
+    that turn, e to the end, q quit."""
     from ..tui.prompter import default_prompter
     from ..tui.render import make_console
-    from ..tui.replay import Replayer, ReplayError, load_records
+    from ..tui.replay import Replayer, load_records
 
-    try:
-        records = load_records(file)
-    except ReplayError as e:
-        raise _fail(str(e)) from None
+    records = load_records(file)
     if hand is not None:
         if hand > len(records):
             raise _fail(f"{file} holds {len(records)} hand(s), not {hand}")
         records = [records[hand - 1]]
     console = make_console(color=False if no_color else None)
     viewer = Replayer(records, console, unicode=unicode)
-    raise typer.Exit(viewer.print_all() if all_ else viewer.step(default_prompter()))
+    first = viewer.find(turn) if turn is not None else 0
+    if all_:
+        raise typer.Exit(viewer.print_all(first, only=turn is not None))
+    raise typer.Exit(viewer.step(default_prompter(), first))

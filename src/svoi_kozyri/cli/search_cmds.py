@@ -73,14 +73,13 @@ def analyse(
     """Point out the turns of a recorded hand where a player's chance of not being the
     durak dropped (the move played was rated clearly below the best move)."""
     from ..bots.analysis import analyse_record
-    from ..records import read_records
+    from ..records import SPECTATOR
+    from ..tui.replay import load_records, viewer_start
 
     try:
-        recs = read_records(record)
-    except OSError as e:
-        raise _fail(f"cannot read {record}: {e.strerror or e}") from None
+        recs = load_records(record)
     except SvoiKozyriError as e:
-        raise _fail(f"{record}: {e}") from None
+        raise _fail(str(e)) from None
     if index > len(recs):
         raise _fail(f"{record} holds {len(recs)} record(s), not {index}")
     rec = recs[index - 1]
@@ -88,10 +87,26 @@ def analyse(
         seats = [parse_seat(seat, rec.game.n)] if seat else list(range(rec.game.n))
     except SvoiKozyriError as e:
         raise _fail(str(e)) from None
+    start = None
+    if rec.viewer is not None:
+        # A record written for one player hides the deal: only that player's own
+        # turns can be rated, from a start that agrees with what they knew.
+        if rec.viewer == SPECTATOR:
+            raise _fail(f"{record}: written for a spectator, it holds no player's hand")
+        if seat is not None and seats != [rec.viewer]:
+            raise _fail(
+                f"{record}: written for seat {seat_name(rec.viewer)}; it can be analysed "
+                f"only for that seat (--seat {seat_name(rec.viewer)})"
+            )
+        seats = [rec.viewer]
+        try:
+            start = viewer_start(rec)
+        except SvoiKozyriError as e:
+            raise _fail(f"{record}: {e}") from None
     total = 0
     for s in seats:
         try:
-            reviews = analyse_record(rec, s, budget_ms, threshold=threshold, seed=seed)
+            reviews = analyse_record(rec, s, budget_ms, threshold=threshold, seed=seed, start=start)
         except SvoiKozyriError as e:
             raise _fail(f"{record}: {e}") from None
         total += len(reviews)

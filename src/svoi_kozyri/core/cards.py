@@ -84,6 +84,8 @@ def parse_suit(text: str) -> int:
 def parse_card(text: str) -> Card:
     """Parse ``10H``, ``TH``, ``AS``, ``6c`` or ``Q♠`` into a card."""
     t = text.strip().upper()
+    if t in _RANK_CHARS:
+        raise CardError(f"card {text!r} has no suit: add S, H, D or C (e.g. {t}H)")
     if len(t) < 2:
         raise CardError(f"malformed card {text!r}: expected rank then suit, e.g. 10H or AS")
     rank_part, suit_part = t[:-1], t[-1]

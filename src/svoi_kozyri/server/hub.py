@@ -27,8 +27,8 @@ from typing import Any
 from fastapi import WebSocket, WebSocketDisconnect
 from pydantic import TypeAdapter, ValidationError
 
-from ..bots.base import available_agents, make_agent
-from ..bots.catalogue import KINDS
+from ..bots import catalogue
+from ..bots.catalogue import KINDS, make_agent
 from ..core import Move, Observation, observe
 from .db import Store, hash_token
 from .schemas import (
@@ -54,12 +54,10 @@ from .views import table_view
 
 log = logging.getLogger("svoi_kozyri.server")
 
-BOT_PREFERENCE = ("expert", "hard", "medium", "easy", "heuristic", "greedy", "random")
-DEFAULT_PREFERENCE = ("medium", "heuristic", "greedy", "random")
-CHEAP_BOTS = frozenset({"random", "greedy", "heuristic", "easy"})
+CHEAP_BOTS = catalogue.cheap_bots()
 """Bots fast enough (well under a millisecond) to move on the event loop; the
 others (search bots, up to seconds a move) think in a worker process, so they
-neither block the loop nor hold its interpreter lock."""
+neither block the loop nor hold its interpreter lock.  (The bot catalogue's list.)"""
 
 
 def _think(spec: str, seed: int, obs: Observation) -> str:
@@ -73,17 +71,13 @@ _CLIENT_MESSAGE: TypeAdapter[Any] = TypeAdapter(ClientMessage)
 
 
 def bot_names() -> list[str]:
-    """Bots that can take a seat, strongest first."""
-    have = set(available_agents())
-    return [b for b in BOT_PREFERENCE if b in have] + sorted(
-        have - set(BOT_PREFERENCE) - {"pimc", "ismcts"}
-    )
+    """Bots that can take a seat, strongest first (the catalogue's menu order)."""
+    return catalogue.strength_order()
 
 
 def default_bot() -> str:
-    """The strongest available of medium, heuristic, greedy and random."""
-    have = set(available_agents())
-    return next(b for b in DEFAULT_PREFERENCE if b in have)
+    """The catalogue's default bot (medium when installed)."""
+    return catalogue.default_bot()
 
 
 class EnginePool:
@@ -201,7 +195,7 @@ class Hub:
         if spec.partition(":")[0] not in KINDS:  # an engine no longer configured
             spec = self.default_bot
         agent = make_agent(spec, seed=seed)
-        if agent.name in CHEAP_BOTS:
+        if catalogue.is_cheap(spec) or agent.name in CHEAP_BOTS:
             return str(agent.choose(obs))
         if self._pool is None:
             try:

@@ -32,6 +32,7 @@ from ..core import (
     Move,
     Observation,
     Result,
+    Termination,
     display_order,
     format_card,
     seat_name,
@@ -435,14 +436,14 @@ def render_result(
         out.append("\nThe hand was abandoned.")
     elif result.loser is None:
         why = {
-            "last_card": "the last player's single card beats the final lead",
-            "repetition": "the same position came back too often",
-            "action_cap": "the hand reached the action cap",
-        }.get(result.reason, result.reason)
+            Termination.LAST_CARD: "the last player's single card beats the final lead",
+            Termination.REPETITION: "the same position came back too often",
+            Termination.ACTION_CAP: "the hand reached the action cap",
+        }.get(result.termination, result.reason)
         out.append(f"\nDraw: {why}.", style="bold")
     else:
         out.append(f"\nDurak (loser): {seats[result.loser].label(result.loser)}", style="bold")
-        if result.reason == "action_cap":
+        if result.termination == Termination.ACTION_CAP:
             out.append(" (most cards at the action cap)")
     return out
 

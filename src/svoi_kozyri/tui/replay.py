@@ -12,6 +12,7 @@ placeholders.
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -36,20 +37,29 @@ from .prompter import Prompter
 from .render import SeatInfo, render_board, render_result, render_turn
 
 
-class ReplayError(ValueError):
+class ReplayError(SvoiKozyriError, ValueError):
     """A record file cannot be read or replayed; the message says why."""
 
 
 def load_records(path: str | os.PathLike[str]) -> list[GameRecord]:
-    """Every record of a file, with errors turned into one clear message."""
+    """Every record of a file, with errors turned into one clear message that names
+    the file once (``replay``, ``analyse``, ``records`` and ``play --resume`` share it).
+    A file without any record is an error too."""
+    name = os.fspath(path)
     try:
         recs = read_records(path)
-    except FileNotFoundError:
-        raise ReplayError(f"{path}: no such file") from None
-    except (OSError, SvoiKozyriError) as e:
-        raise ReplayError(f"{path}: {e}") from None
+    except OSError as e:
+        reason = {
+            errno.ENOENT: "no such file",
+            errno.EISDIR: "is a folder, not a record file",
+            errno.EACCES: "permission denied",
+        }.get(e.errno or 0, (e.strerror or str(e)).lower())
+        raise ReplayError(f"{name}: {reason}") from None
+    except (SvoiKozyriError, UnicodeError, ValueError) as e:
+        text = str(e)
+        raise ReplayError(text if text.startswith(f"{name}:") else f"{name}: {text}") from None
     if not recs:
-        raise ReplayError(f"{path}: no game records in the file")
+        raise ReplayError(f"{name}: no game records in the file")
     return recs
 
 
@@ -220,24 +230,48 @@ class Replayer:
             parts.append(render_result(frame.state.result, frame.state.outs, seats))
         return Group(*parts)
 
-    def print_all(self) -> int:
-        """Print every frame (``--all``)."""
-        for frame in self.frames:
+    def find(self, turn: int, hand: int | None = None) -> int:
+        """The frame index of turn ``turn`` (0 = the start) of ``hand`` (default the
+        first hand); :class:`ReplayError` names the valid range otherwise."""
+        hand = 1 if hand is None else hand
+        idx = [i for i, f in enumerate(self.frames) if f.hand == hand]
+        if not idx:
+            raise ReplayError(f"there is no hand {hand}")
+        last = len(idx) - 1
+        if not 0 <= turn <= last:
+            raise ReplayError(f"hand {hand} has turns 0 to {last}, not {turn}")
+        return idx[turn]
+
+    def print_all(self, start: int = 0, only: bool = False) -> int:
+        """Print every frame (``--all``), from frame ``start``; ``only`` prints just it."""
+        frames = self.frames[start : start + 1] if only else self.frames[start:]
+        for frame in frames:
             self.console.print(self.render(frame))
             self.console.print()
-        self.console.print(f"End of record: {len(self.records)} hand(s).")
+        if not only:
+            self.console.print(f"End of record: {len(self.records)} hand(s).")
         return 0
 
-    def step(self, prompter: Prompter) -> int:
-        """Interactive stepping: Enter or n next, p previous, q quit."""
-        i = 0
+    KEYS_HELP = (
+        "keys: Enter or n = next, p = previous, a number = that turn of this hand, "
+        "s = start of the hand, e = end of the record, q = quit"
+    )
+
+    def step(self, prompter: Prompter, start: int = 0) -> int:
+        """Interactive stepping: Enter or n next, p previous, N turn N of this hand,
+        s start of this hand, e end of the record, q quit."""
+        i = start
         shown = -1
         while True:
             if i != shown:
                 self.console.print(self.render(self.frames[i]))
                 shown = i
             at_end = i == len(self.frames) - 1
-            hint = "end of record: p back, q quit" if at_end else "Enter/n next, p back, q quit"
+            hint = (
+                "end of record: p back, N turn, q quit"
+                if at_end
+                else "Enter/n next, p back, N turn, e end, q quit"
+            )
             try:
                 key = prompter.ask(f"[{i + 1}/{len(self.frames)}] {hint} > ").strip().lower()
             except (EOFError, KeyboardInterrupt):
@@ -254,5 +288,14 @@ class Replayer:
                 if i == 0:
                     self.console.print("  ! this is the start")
                 i = max(i - 1, 0)
+            elif key in ("e", "end", "last"):
+                i = len(self.frames) - 1
+            elif key in ("s", "start", "home"):
+                i = self.find(0, self.frames[i].hand)
+            elif key.removeprefix("t").strip().isdigit():
+                try:
+                    i = self.find(int(key.removeprefix("t")), self.frames[i].hand)
+                except ReplayError as e:
+                    self.console.print(f"  ! {e}")
             else:
-                self.console.print("  ! keys: Enter or n = next, p = previous, q = quit")
+                self.console.print(f"  ! {self.KEYS_HELP}")
