@@ -30,6 +30,9 @@ class HandOutcome:
     outs: tuple[int, ...]
     turns: int
     reason: str
+    # Moves of external engines that the referee replaced by the default action, per
+    # seat (empty when no seat holds an engine).
+    replaced: tuple[int, ...] = ()
 
     @property
     def adjudicated(self) -> bool:

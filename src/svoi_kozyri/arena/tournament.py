@@ -26,12 +26,13 @@ import random
 import statistics
 import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..bots.base import Agent, make_agent, play_out
+from ..bots.external import ExternalAgent
 from ..core import Game, Rules, blind_owners, seat_name
+from .backends import Backend, make_backend
 from .outcomes import HandOutcome
 from .ratings import rate_outcomes
 from .stats import wilson_interval
@@ -57,6 +58,7 @@ class BotStats:
     turns_total: int = 0
     seat_hands: list[int] = field(default_factory=list)
     seat_durak: list[int] = field(default_factory=list)
+    replaced: int = 0
     mu: float | None = None
     sigma: float | None = None
     ordinal: float | None = None
@@ -100,6 +102,7 @@ class BotStats:
             "draw_rate": self.draw_rate,
             "mean_hand_length": self.mean_turns,
             "adjudicated": self.adjudicated,
+            "replaced_moves": self.replaced,
             "per_seat": {
                 seat_name(i): {
                     "hands": h,
@@ -127,6 +130,7 @@ class ArenaReport:
     outcomes: list[HandOutcome]
     bots: dict[str, BotStats]
     round_robin: bool = False
+    backend: str = "local"
 
     @property
     def hands(self) -> int:
@@ -181,6 +185,7 @@ class ArenaReport:
             "rules": self.rules.to_dict(only_changed=True),
             "seed": self.seed,
             "workers": self.workers,
+            "backend": self.backend,
             "round_robin": self.round_robin,
             "rating_model": "openskill PlackettLuce" if self.round_robin else None,
             **self.summary(),
@@ -265,6 +270,11 @@ def _game_for_deal(rules: Rules, base: Game, rng: random.Random) -> Game:
     return base
 
 
+def _replaced(agent: Agent) -> int:
+    """Moves the referee has replaced so far for an external engine (0 otherwise)."""
+    return sum(agent.failures.values()) if isinstance(agent, ExternalAgent) else 0
+
+
 def _play_deals(
     rules_dict: dict[str, Any],
     lineup_index: int,
@@ -293,6 +303,7 @@ def _play_deals(
                 agent.reseed(agent_seed(seed, deal, rot, seat))
                 seated.append(agent)
             state = game.deal(dealer, deck)
+            before = [_replaced(a) for a in seated]
             try:
                 play_out(state, seated)
             except Exception as e:  # name the hand, so a failing bot can be replayed
@@ -313,6 +324,11 @@ def _play_deals(
                     outs=tuple(s for s, _ in state.outs),
                     turns=state.turns,
                     reason=result.reason,
+                    replaced=(
+                        tuple(_replaced(a) - b for a, b in zip(seated, before, strict=True))
+                        if any(isinstance(a, ExternalAgent) for a in seated)
+                        else ()
+                    ),
                 )
             )
     return out
@@ -345,6 +361,8 @@ def _run(
     workers: int | None,
     progress: Progress | None,
     round_robin: bool,
+    backend: str | Backend = "local",
+    address: str | None = None,
 ) -> ArenaReport:
     n = rules.num_players
     if deals < 1:
@@ -353,11 +371,12 @@ def _run(
         if len(lu) != n:
             raise ValueError(f"{len(lu)} bots listed for {n} seats: list exactly one bot per seat")
     _check_specs(sorted({s for lu in lineups for s in lu}))
-    workers = (os.cpu_count() or 1) if workers is None else workers
-    if workers < 1:
-        raise ValueError("workers must be at least 1")
+    runner = make_backend(backend, workers=workers, address=address)
     rules_dict = rules.to_dict(only_changed=True)
-    per_job = max(1, min(25, math.ceil(deals * len(lineups) / (workers * 8))))
+    # The jobs do not depend on the backend, and results are sorted below, so where
+    # and in what order the jobs finish changes nothing.
+    cpus = (os.cpu_count() or 1) if workers is None else max(1, workers)
+    per_job = max(1, min(25, math.ceil(deals * len(lineups) / (cpus * 8))))
     jobs = [
         (rules_dict, li, lu, list(range(start, min(deals, start + per_job))), seed)
         for li, lu in enumerate(lineups)
@@ -365,20 +384,11 @@ def _run(
     ]
     t0 = time.perf_counter()
     outcomes: list[HandOutcome] = []
-    if workers == 1:
-        for job in jobs:
-            res = _play_deals(*job)
-            outcomes += res
-            if progress is not None:
-                progress(len(res))
-    else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            futures = [pool.submit(_play_deals, *job) for job in jobs]
-            for fut in as_completed(futures):
-                res = fut.result()
-                outcomes += res
-                if progress is not None:
-                    progress(len(res))
+    for res in runner.run(_play_deals, jobs):
+        outcomes += res
+        if progress is not None:
+            progress(len(res))
+    workers = runner.workers
     elapsed = time.perf_counter() - t0
     outcomes.sort(key=lambda o: (o.deal, o.lineup, o.rotation))
     names = list(dict.fromkeys(s for lu in lineups for s in lu))
@@ -394,6 +404,7 @@ def _run(
         deals=deals,
         workers=workers,
         elapsed_s=elapsed,
+        backend=runner.name,
         outcomes=outcomes,
         bots=bots,
         round_robin=round_robin,
@@ -418,6 +429,8 @@ def _tally(names: list[str], outcomes: list[HandOutcome], n: int) -> dict[str, B
                 st.first_out += 1
             if o.adjudicated:
                 st.adjudicated += 1
+            if o.replaced:
+                st.replaced += o.replaced[seat]
     return bots
 
 
@@ -436,6 +449,8 @@ def run_arena(
     seed: int = 0,
     workers: int | None = None,
     progress: Progress | None = None,
+    backend: str | Backend = "local",
+    address: str | None = None,
 ) -> ArenaReport:
     """Play about ``hands`` hands between the bots in ``seats`` (one bot spec per seat).
 
@@ -443,7 +458,9 @@ def run_arena(
     once per seat rotation (``n`` hands).  ``rules`` defaults to the standard rules
     for ``len(seats)`` players.  ``workers`` processes (default: all CPU cores; 1
     runs in this process).  ``progress`` is called with the number of hands each
-    time a batch finishes.
+    time a batch finishes.  ``backend`` ``"ray"`` runs the batches as Ray tasks, on
+    the cluster at ``address`` or a local Ray (:mod:`.backends`); the results are
+    the same as locally.
     """
     specs = tuple(s.strip() for s in seats)
     if rules is None:
@@ -456,6 +473,8 @@ def run_arena(
         workers,
         progress,
         round_robin=False,
+        backend=backend,
+        address=address,
     )
 
 
@@ -479,6 +498,8 @@ def run_round_robin(
     seed: int = 0,
     workers: int | None = None,
     progress: Progress | None = None,
+    backend: str | Backend = "local",
+    address: str | None = None,
 ) -> ArenaReport:
     """Play every table of :func:`round_robin_lineups` on the same paired deals
     (about ``hands_per_table`` hands each) and rate every bot with OpenSkill
@@ -496,6 +517,8 @@ def run_round_robin(
         workers,
         progress,
         round_robin=True,
+        backend=backend,
+        address=address,
     )
 
 

@@ -98,6 +98,26 @@ _BUILTIN: tuple[BotKind, ...] = (
     ),
 )
 
+
+def _validate_engine(argument: str) -> None:
+    """``engine:ARGUMENT``: the limits are well formed and the program exists
+    (nothing is started)."""
+    from .external import ENGINE_PREFIX, make_external
+
+    make_external(ENGINE_PREFIX + argument)
+
+
+_BUILTIN += (
+    BotKind(
+        "engine",
+        "external:engine_agent",
+        "an external engine over the engine protocol: engine:COMMAND (docs/engine-protocol.md)",
+        listed=False,
+        free_argument=True,
+        validate=_validate_engine,
+    ),
+)
+
 KINDS: dict[str, BotKind] = {}
 """Every registered kind by name, in registration order."""
 

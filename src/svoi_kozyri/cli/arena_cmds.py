@@ -93,6 +93,17 @@ def arena(
     csv_path: Annotated[Path | None, typer.Option("--csv", help="write figures as CSV")] = None,
     plot: Annotated[Path | None, typer.Option(help="directory for PNG charts")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress bar")] = False,
+    backend: Annotated[
+        str,
+        typer.Option(help="local (worker processes) or ray (Ray tasks; same results for a seed)"),
+    ] = "local",
+    address: Annotated[
+        str | None,
+        typer.Option(
+            help="with --backend ray: an existing cluster (auto, HOST:6379, ray://HOST:10001); "
+            "default: start a local Ray with --workers CPUs"
+        ),
+    ] = None,
 ) -> None:
     """Play many hands between bots (paired deals, seat rotation, all CPU cores) and report
     each bot's durak rate with a 95 % interval, first-out rate, draws, hand length and
@@ -137,6 +148,9 @@ def arena(
             import matplotlib  # noqa: F401
         except ImportError:
             raise BadInput("--plot needs matplotlib (pip install matplotlib)") from None
+    from ..arena.backends import make_backend
+
+    make_backend(backend, workers=workers, address=address)  # BackendError before any hand
     tables = 1 if seats is not None else len(round_robin_lineups(bot_list, n))
     total = total_hands(rules, tables, hands)
     try:
@@ -156,11 +170,25 @@ def arena(
 
             if seats is not None:
                 report = run_arena(
-                    bot_list, hands, rules=rules, seed=seed, workers=workers, progress=advance
+                    bot_list,
+                    hands,
+                    rules=rules,
+                    seed=seed,
+                    workers=workers,
+                    progress=advance,
+                    backend=backend,
+                    address=address,
                 )
             else:
                 report = run_round_robin(
-                    bot_list, hands, rules=rules, seed=seed, workers=workers, progress=advance
+                    bot_list,
+                    hands,
+                    rules=rules,
+                    seed=seed,
+                    workers=workers,
+                    progress=advance,
+                    backend=backend,
+                    address=address,
                 )
     except ArenaError as e:
         err.print(f"[red]a bot failed:[/] {e}")
@@ -221,6 +249,12 @@ def _print_report(console: Any, report: Any) -> None:
         f"median {s['median_hand_length']:.0f} max {s['max_hand_length']}, "
         f"{s['elapsed_s']:.1f} s ({s['hands_per_s']:.0f} hands/s, {report.workers} workers)"
     )
+    for name, st in report.bots.items():
+        if st.replaced:
+            console.print(
+                f"  {name}: {st.replaced} engine move(s) were illegal, late or lost to a "
+                "crash and were replaced by the default action (docs/engine-protocol.md)"
+            )
     for h in s["adjudicated_hands"][:10]:
         console.print(
             f"  adjudicated: deal {h['deal']} rotation {h['rotation']}: {h['reason']} after "

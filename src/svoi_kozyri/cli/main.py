@@ -39,6 +39,7 @@ COMMAND_MODULES = [
     "search_cmds",
     "notation_cmds",
     "selfplay_cmds",
+    "protocol_cmds",
 ]
 
 #: Exit status of every "bad input" error (as click uses for usage errors).

@@ -102,6 +102,13 @@ def serve(
             help="server processes sharing the tables (needs PostgreSQL when above 1)",
         ),
     ] = 1,
+    engine: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="offer an external engine as a bot: NAME=COMMAND (repeatable); players "
+            "choose it by NAME, see docs/engine-protocol.md"
+        ),
+    ] = None,
 ) -> None:
     """Serve the web game: lobby, tables with bots and friends, spectators, replays."""
     from sqlalchemy.exc import SQLAlchemyError
@@ -112,10 +119,21 @@ def serve(
     if log_level.lower() not in LOG_LEVELS:
         raise ServeOptionError(f"--log-level must be one of {', '.join(LOG_LEVELS)}")
     check_listen(host, port)
+    try:
+        engines = parse_engines(engine or [])
+    except ValueError as e:
+        raise ServeOptionError(str(e)) from None
     url = check_database_url(database) if database is not None else default_database_url()
     typer.echo(f"svoi-kozyri web: http://{host}:{port}/  (database {_shown(url)})")
     try:
-        run_server(url, host=host, port=port, workers=workers, log_level=log_level.lower())
+        run_server(
+            url,
+            host=host,
+            port=port,
+            workers=workers,
+            log_level=log_level.lower(),
+            engines=engines,
+        )
     except (UnmigratedDatabaseError, WorkersNeedPostgresError) as e:
         typer.echo(f"svoi-kozyri serve: {e}", err=True)
         raise typer.Exit(1) from None
@@ -159,6 +177,35 @@ def _shown(url: str) -> str:
         return make_url(url).render_as_string(hide_password=True)
     except Exception:
         return "(unreadable URL)"
+
+
+def parse_engines(items: list[str]) -> dict[str, str]:
+    """``NAME=COMMAND`` items as a mapping; a NAME is a new lower-case bot name and
+    COMMAND must exist (ValueError with one clear message otherwise)."""
+    import re
+    import shlex
+    import shutil
+
+    from ..bots.catalogue import KINDS
+
+    out: dict[str, str] = {}
+    for item in items:
+        name, eq, command = item.partition("=")
+        name = name.strip()
+        if not eq or not command.strip():
+            raise ValueError(f"--engine {item!r}: expected NAME=COMMAND")
+        if not re.fullmatch(r"[a-z][a-z0-9_-]{0,31}", name):
+            raise ValueError(f"--engine {item!r}: NAME must be a lower-case word")
+        if name in KINDS or name in out:
+            raise ValueError(f"--engine {item!r}: the bot name {name!r} is already taken")
+        try:
+            args = shlex.split(command)
+        except ValueError as e:
+            raise ValueError(f"--engine {item!r}: {e}") from None
+        if not args or shutil.which(args[0]) is None:
+            raise ValueError(f"--engine {item!r}: command not found")
+        out[name] = command.strip()
+    return out
 
 
 def register(app: typer.Typer) -> None:

@@ -86,6 +86,7 @@ def app_from_env() -> FastAPI:
         limits=Limits.off() if env.get(ENV_PREFIX + "NO_RATE_LIMITS") == "1" else None,
         idle_pause_s=float(env.get(ENV_PREFIX + "IDLE_PAUSE", IDLE_PAUSE_S)),
         migrate=False,
+        engines=json.loads(env.get(ENV_PREFIX + "ENGINES", "{}")),
     )
 
 
@@ -98,6 +99,7 @@ def create_app(
     accounts: AccountSettings | None = None,
     migrate: bool | None = None,
     routers: Sequence[APIRouter] = (),
+    engines: dict[str, str] | None = None,
 ) -> FastAPI:
     """The web app storing its tables at ``database_url`` (any SQLAlchemy URL).
 
@@ -108,11 +110,13 @@ def create_app(
     :class:`~.db.Store` (by default SQLite is migrated, other databases must be).
     ``accounts`` tunes password hashing and log-in limits
     (:class:`~.accounts.AccountSettings`).
+    ``engines`` maps bot names to the command lines of external engines the
+    operator allows (clients see only the names).
     ``routers``: more routes (other server modules), after the built-in ones and
     :data:`ROUTERS`; a route reaches the hub as ``request.app.state.hub``.
     """
     store = Store(database_url, migrate=migrate)
-    hub = Hub(store, seed=seed, limits=limits, idle_pause_s=idle_pause_s)
+    hub = Hub(store, seed=seed, limits=limits, idle_pause_s=idle_pause_s, engines=engines)
     install_log_redaction()
 
     @contextlib.asynccontextmanager

@@ -32,7 +32,7 @@ import time
 
 from ..bots import catalogue
 from ..bots.catalogue import make_agent
-from ..core import Observation
+from ..core import Move, Observation
 
 CHEAP_BOTS = catalogue.cheap_bots()
 """Bots fast enough to move on the event loop (the bot catalogue's list)."""
@@ -76,12 +76,45 @@ def _think(spec: str, seed: int, obs: Observation) -> str:
     return str(make_agent(spec, seed=seed).choose(obs))
 
 
-class BotRunner:
-    """Chooses bot moves: cheap bots inline, search bots in worker processes."""
+class EnginePool:
+    """The operator's external engines by name (``serve --engine NAME=CMD``), each
+    started on first use; one referee-checked process per engine serves every
+    table (the engine protocol is stateless)."""
 
-    def __init__(self, workers: int = WORKERS) -> None:
+    def __init__(self, engines: dict[str, str]) -> None:
+        from ..bots.external import ExternalAgent
+
+        self.names = list(engines)
+        self._agents = {
+            name: ExternalAgent(cmd, timeout=10.0, label=name, shared=False)
+            for name, cmd in engines.items()
+        }
+        self._locks = {name: threading.Lock() for name in engines}
+
+    def choose(self, name: str, seed: int, obs: Observation) -> Move:
+        """The engine's referee-checked move (blocking: run it in a thread)."""
+        with self._locks[name]:
+            agent = self._agents[name]
+            agent.reseed(seed)
+            return agent.choose(obs)
+
+    def close(self) -> None:
+        """Quit every engine process."""
+        for agent in self._agents.values():
+            agent.close()
+
+
+class BotRunner:
+    """Chooses bot moves: cheap bots inline, search bots in worker processes,
+    the operator's external engines in a thread (their referee turns any failure
+    into the default action)."""
+
+    def __init__(self, workers: int = WORKERS, engines: dict[str, str] | None = None) -> None:
         self.workers = workers
-        self.names = bot_names()
+        self.engines = EnginePool(engines or {})
+        # "engine" itself is never offered: it would need a command from a client
+        builtin = [b for b in bot_names() if b != "engine"]
+        self.names = builtin + [n for n in self.engines.names if n not in builtin]
         self.default = default_bot()
         self._pool: concurrent.futures.ProcessPoolExecutor | None = None
 
@@ -94,8 +127,12 @@ class BotRunner:
 
     async def move(self, spec: str, seed: int, obs: Observation) -> str:
         """The move of bot ``spec`` for ``obs`` (a thread if processes are unavailable)."""
+        if spec in self.engines.names:
+            return str(await asyncio.to_thread(self.engines.choose, spec, seed, obs))
+        if spec.partition(":")[0] not in catalogue.KINDS:  # an engine no longer configured
+            spec = self.default
         agent = make_agent(spec, seed=seed)
-        if agent.name in CHEAP_BOTS:
+        if catalogue.is_cheap(spec) or agent.name in CHEAP_BOTS:
             return str(agent.choose(obs))
         if self._pool is None:
             try:
@@ -118,7 +155,9 @@ class BotRunner:
         return sorted(int(p) for p in procs)
 
     def stop(self) -> None:
-        """Stop the workers now (in-flight moves are abandoned; tables recompute them)."""
+        """Stop the workers and engines now (in-flight moves are abandoned; tables
+        recompute them)."""
+        self.engines.close()
         pool, self._pool = self._pool, None
         if pool is None:
             return

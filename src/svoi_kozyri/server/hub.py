@@ -75,11 +75,13 @@ class Hub:
         *,
         limits: Limits | None = None,
         idle_pause_s: float = IDLE_PAUSE_S,
+        engines: dict[str, str] | None = None,
     ) -> None:
         self.store = store
         self.tables: dict[str, LiveTable] = {}
         self.rng: random.Random = random.Random(seed) if seed is not None else random.SystemRandom()
-        self.runner = BotRunner()
+        # external engines the operator configured: a client picks one by name only
+        self.runner = BotRunner(engines=engines)
         self.scheduler = Scheduler(self.runner, idle_pause_s=idle_pause_s)
         self.master = TableMaster(store, self.scheduler, self.runner, self.rng)
         self.limits = limits or Limits()

@@ -8,6 +8,7 @@ through PostgreSQL (:mod:`.cluster`).  SQLite serves one process only.
 
 from __future__ import annotations
 
+import json
 import os
 
 import uvicorn
@@ -38,6 +39,7 @@ def run_server(
     idle_pause_s: float = IDLE_PAUSE_S,
     migrate: bool | None = None,
     ws_ping_interval: float | None = 20.0,
+    engines: dict[str, str] | None = None,
 ) -> None:
     """Serve until interrupted (raises the database's errors before serving)."""
     install_log_redaction()
@@ -48,6 +50,7 @@ def run_server(
             limits=None if rate_limits else Limits.off(),
             idle_pause_s=idle_pause_s,
             migrate=migrate,
+            engines=engines,
         )
         uvicorn.run(
             app,
@@ -67,6 +70,7 @@ def run_server(
         )
     Store(database_url, migrate=migrate).close()  # migrate or refuse once, here
     os.environ[ENV_PREFIX + "DATABASE"] = database_url
+    os.environ[ENV_PREFIX + "ENGINES"] = json.dumps(engines or {})
     os.environ[ENV_PREFIX + "NO_RATE_LIMITS"] = "0" if rate_limits else "1"
     os.environ[ENV_PREFIX + "IDLE_PAUSE"] = str(idle_pause_s)
     uvicorn.run(

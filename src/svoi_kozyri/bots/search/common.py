@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import random
+import threading
 import time
 from collections.abc import Callable
 
@@ -213,8 +214,14 @@ def str_option(name: str, value: object) -> str:
     return value
 
 
+#: Set from another thread to end every running search early with its best move so
+#: far (the engine protocol's ``stop``); whoever sets it clears it before the next search.
+SEARCH_STOP = threading.Event()
+
+
 class Budget:
-    """A search budget: a number of iterations, or milliseconds of wall time."""
+    """A search budget: a number of iterations, or milliseconds of wall time.
+    Every budget also ends once :data:`SEARCH_STOP` is set."""
 
     def __init__(self, iterations: int | None = None, ms: float | None = None) -> None:
         if iterations is not None and iterations < 1:
@@ -234,6 +241,8 @@ class Budget:
     def done(self, i: int) -> bool:
         """True once ``i`` iterations are done or the time is up."""
         if self.iterations is not None and i >= self.iterations:
+            return True
+        if i > 0 and SEARCH_STOP.is_set():
             return True
         return i > 0 and (i & 7) == 0 and time.perf_counter() >= self.deadline
 

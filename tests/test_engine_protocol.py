@@ -1,0 +1,497 @@
+"""The engine protocol: wire format round trips (the request is a player's whole
+information state and nothing more), the built-in server, the client library on a
+mock transport and on real processes, the referee for misbehaving engines, the
+arena with engine bots, and the conformance command."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import shutil
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from conftest import pick_move, random_hand, random_options
+from svoi_kozyri.arena import run_arena
+from svoi_kozyri.bots import make_agent
+from svoi_kozyri.bots.external import ExternalAgent
+from svoi_kozyri.cli.main import app
+from svoi_kozyri.core import NUM_CARDS, Game, Move, Rules, format_card, observe
+from svoi_kozyri.protocol import (
+    EngineError,
+    EngineTerminatedError,
+    EngineTimeoutError,
+    Limit,
+    MockTransport,
+    ProtocolError,
+    SimpleEngine,
+    format_move_token,
+    format_position_request,
+    parse_move_token,
+    parse_position_request,
+)
+from svoi_kozyri.protocol.conformance import fixed_positions, run_conformance
+from svoi_kozyri.protocol.wire import parse_go
+
+ROOT = Path(__file__).resolve().parent.parent
+AWK_ENGINE = str(ROOT / "examples" / "engines" / "lowcard.sh")
+SERVED = f"{sys.executable} -m svoi_kozyri.cli.main engine"
+
+
+def _observations(count: int, seed: int) -> list:
+    rng = random.Random(seed)
+    out = []
+    for k in range(count):
+        state = random_hand(random_options(rng), seed * 1000 + k)
+        for _ in range(rng.randrange(0, 30)):
+            if state.is_over:
+                break
+            state.push(pick_move(state, rng))
+        if not state.is_over:
+            out.append((state, observe(state, state.to_act_seat)))
+    return out
+
+
+# --------------------------------------------------------------------------- wire
+
+
+def test_every_move_token_round_trips() -> None:
+    moves = {Move.get(None, None)}
+    for c in range(NUM_CARDS):
+        moves.add(Move.get(None, c))
+        moves.add(Move.get(c, None))
+        for d in range(0, NUM_CARDS, 7):
+            if d != c:
+                moves.add(Move.get(c, d))
+    for m in moves:
+        tok = format_move_token(m)
+        assert " " not in tok and "10" not in tok
+        assert parse_move_token(tok) == m
+        assert parse_move_token(str(m)) == m  # the ordinary notation is read too
+    with pytest.raises(ProtocolError):
+        parse_move_token("lead-XX")
+
+
+def test_position_request_round_trips_to_the_same_observation() -> None:
+    seen = 0
+    for _state, obs in _observations(60, seed=3):
+        line = format_position_request(obs)
+        req = parse_position_request(line)
+        assert req.obs == obs, line
+        assert req.obs.log == obs.log
+        assert list(req.legal) == obs.legal_moves()
+        assert format_position_request(req.obs) == line
+        seen += 1
+    assert seen >= 40
+
+
+def test_position_request_hides_every_unknown_card() -> None:
+    """No card of another hand that the player cannot know appears anywhere in the
+    request (its hands field shows only counts for them)."""
+    checked = 0
+    for state, obs in _observations(60, seed=5):
+        if state.rules.is_besicovitch:
+            continue
+        line = format_position_request(obs)
+        for other in range(state.n):
+            if other == obs.seat:
+                continue
+            secret = state.hands[other] & ~obs.known[other]
+            for c in range(NUM_CARDS):
+                if secret >> c & 1:
+                    assert format_card(c, ten="T") not in line, (line, format_card(c))
+                    checked += 1
+    assert checked > 100
+
+
+def test_unknown_position_keywords_and_go_words_are_skipped() -> None:
+    obs = fixed_positions(1)[0]
+    line = format_position_request(obs)
+    assert parse_position_request(line + " future 1 2 beat-XX").obs == obs
+    assert parse_position_request(line.replace("legal", "newfield a b legal")).obs == obs
+    go = parse_go("go movetime 30 ponder nodes 200 seed 4 infinite")
+    assert (go.movetime, go.nodes, go.seed, go.infinite) == (30, 200, 4, True)
+    with pytest.raises(ProtocolError):
+        parse_go("go nodes many")
+    with pytest.raises(ProtocolError):
+        parse_position_request("position seat A")
+
+
+# --------------------------------------------------------------------------- mock
+
+
+def _handshake(mock: MockTransport) -> None:
+    mock.expect(
+        "ske 1", ["id name mock", "option name Depth type spin default 3 min 1 max 9", "skeok 1"]
+    )
+
+
+def test_simple_engine_on_a_mock_transport() -> None:
+    obs = fixed_positions(3)[2]
+    legal = obs.legal_moves()
+    mocks: list[MockTransport] = []
+
+    def setup(mock: MockTransport) -> None:
+        mocks.append(mock)
+        _handshake(mock)
+        mock.expect("isready", ["readyok"])
+        mock.expect(format_position_request(obs))
+        mock.expect(
+            "go movetime 100 seed 7",
+            [
+                "info nodes 321 time 90 value 0.75 pv x y",
+                "info string hello there",
+                f"bestmove {format_move_token(legal[-1])}",
+            ],
+        )
+        mock.expect("quit")
+
+    engine = SimpleEngine.mock(setup)
+    try:
+        assert engine.id["name"] == "mock"
+        assert engine.options["Depth"].max == 9
+        engine.ping()
+        res = engine.play(obs, Limit(time=0.1), seed=7)
+        assert res.move == legal[-1]
+        assert res.info["nodes"] == 321 and res.info["value"] == 0.75
+        assert res.info["pv"] == ["x", "y"] and res.info["strings"] == ["hello there"]
+    finally:
+        engine.quit(timeout=0.1)
+    mocks[0].assert_done()
+
+
+def test_client_time_out_sends_stop_then_gives_up() -> None:
+    obs = fixed_positions(1)[0]
+
+    async def main() -> None:
+        from svoi_kozyri.protocol.client import EngineProtocol
+
+        protocol = EngineProtocol()
+        mock = MockTransport(protocol)
+        _handshake(mock)
+        await protocol.initialize()
+        # answers only after stop: the result is flagged as timed out
+        mock.expect(lambda ln: ln.startswith("position"))
+        mock.expect("go nodes 5")
+        mock.expect("stop", ["bestmove pickup"])
+        res = await protocol.play(obs, Limit(nodes=5), timeout=0.05, grace=0.2)
+        assert res.raw == "pickup" and res.info["timed_out"]
+        # never answers: EngineTimeoutError after the grace
+        mock.expect(lambda ln: ln.startswith("position"))
+        mock.expect("go nodes 5")
+        mock.expect("stop")
+        with pytest.raises(EngineTimeoutError):
+            await protocol.play(obs, Limit(nodes=5), timeout=0.05, grace=0.05)
+        # a late bestmove is dropped, not taken as the next answer
+        protocol.pipe_data_received(1, b"bestmove lead-AS\n")
+        mock.expect("isready", ["readyok"])
+        await protocol.ping()
+        mock.expect(lambda ln: ln.startswith("position"))
+        mock.expect("go nodes 5")
+        mock.exit(3)
+        with pytest.raises(EngineTerminatedError):
+            await protocol.play(obs, Limit(nodes=5), timeout=1.0)
+        mock.assert_done()
+
+    asyncio.run(main())
+
+
+def test_mock_refuses_an_unexpected_command() -> None:
+    async def main() -> None:
+        from svoi_kozyri.protocol.client import EngineProtocol
+
+        protocol = EngineProtocol()
+        mock = MockTransport(protocol)
+        mock.expect("isready", ["readyok"])
+        with pytest.raises(AssertionError):
+            await protocol.initialize(timeout=0.1)
+
+    asyncio.run(main())
+
+
+# --------------------------------------------------------------------------- real engines
+
+
+def test_served_bot_plays_like_the_bot_itself() -> None:
+    """Over the protocol the bot gets an observation equal to its own, so with the
+    same seed it makes the same move as in-process."""
+    with SimpleEngine.popen(f"{SERVED} ismcts:iterations=30") as engine:
+        assert engine.id["name"].startswith("ismcts")
+        for i, obs in enumerate(fixed_positions(6)):
+            res = engine.play(obs, Limit(nodes=30), seed=100 + i)
+            local = make_agent("ismcts:iterations=30", seed=100 + i).choose(obs)
+            assert res.move == local
+            assert "time" in res.info
+
+
+def test_popen_of_a_missing_command_is_an_engine_error() -> None:
+    with pytest.raises(EngineError):
+        SimpleEngine.popen("/nonexistent/engine-binary")
+    with pytest.raises(ValueError, match="not found"):
+        make_agent("engine:/nonexistent/engine-binary")
+
+
+def _script(tmp_path: Path, name: str, body: str) -> str:
+    """A tiny Python engine for the referee tests: handshake and isready always
+    work; ``body`` handles ``go`` (``legal`` holds the legal tokens)."""
+    path = tmp_path / f"{name}.py"
+    path.write_text(
+        textwrap.dedent(
+            """\
+            import sys, os, time
+            legal = []
+            for line in sys.stdin:
+                w = line.split()
+                if not w:
+                    continue
+                if w[0] == "ske":
+                    print("id name test"); print("skeok 1", flush=True)
+                elif w[0] == "isready":
+                    print("readyok", flush=True)
+                elif w[0] == "position":
+                    legal = w[w.index("legal") + 1:] if "legal" in w else []
+                elif w[0] == "go":
+            """
+        )
+        + textwrap.indent(textwrap.dedent(body), " " * 8)
+        + "        sys.stdout.flush()\n"
+        + "    elif w[0] == 'quit':\n        break\n"
+    )
+    return f"{sys.executable} {path}"
+
+
+def _play_hand(seat0: ExternalAgent, seed: int = 1) -> tuple[int, int]:
+    """One two-player hand, the engine in seat A against the easy level; returns
+    (turns, moves the engine was asked for)."""
+    state = Game(Rules(num_players=2)).new_hand(0, random.Random(seed))
+    other = make_agent("easy", seed=seed)
+    asked = 0
+    while not state.is_over:
+        seat = state.to_act_seat
+        obs = observe(state, seat)
+        if seat == 0:
+            asked += 1
+            move = seat0.choose(obs)
+        else:
+            move = other.choose(obs)
+        state.push(move, seat)  # the referee's move is always legal
+    return state.turns, asked
+
+
+@pytest.mark.parametrize(
+    ("name", "body", "failure"),
+    [
+        ("illegal", "print('bestmove lead-5S')\n", "illegal"),
+        ("garbage", "print('bestmove ???')\n", "illegal"),
+        ("crash", "sys.exit(3)\n", "crash"),
+    ],
+)
+def test_misbehaving_engine_loses_its_move_and_the_hand_goes_on(
+    tmp_path: Path, name: str, body: str, failure: str
+) -> None:
+    agent = ExternalAgent(_script(tmp_path, name, body), seed=1, timeout=5.0)
+    try:
+        turns, asked = _play_hand(agent)
+    finally:
+        agent.close()
+    assert turns > 0 and asked > 0
+    assert agent.failures[failure] == asked
+    assert agent.last_error is not None
+
+
+def test_hanging_engine_loses_its_move_then_is_restarted(tmp_path: Path) -> None:
+    marker = tmp_path / "hung"
+    body = f"""\
+        if not os.path.exists({str(marker)!r}):
+            open({str(marker)!r}, "w").close()
+            time.sleep(60)
+        print("bestmove " + legal[0])
+        """
+    agent = ExternalAgent(_script(tmp_path, "hang", body), seed=1, timeout=1.0, grace=0.3)
+    try:
+        _turns, asked = _play_hand(agent)
+    finally:
+        agent.close()
+    assert agent.failures["timeout"] == 1
+    assert asked > 1 and sum(agent.failures.values()) == 1  # the new process answers
+
+
+def test_arena_with_engine_seats_is_reproducible() -> None:
+    spec = f"engine:{AWK_ENGINE}"
+    a = run_arena([spec, "medium"], hands=4, seed=3, workers=1)
+    b = run_arena([spec, "medium"], hands=4, seed=3, workers=1)
+    assert a.hands == 4 and spec in a.bots
+    assert [o.loser for o in a.outcomes] == [o.loser for o in b.outcomes]
+
+
+# --------------------------------------------------------------------------- conformance
+
+
+def test_conformance_passes_on_the_example_and_a_served_bot() -> None:
+    for command in (AWK_ENGINE, f"{SERVED} medium"):
+        report = run_conformance(command, positions=12, timeout=5.0)
+        assert report.ok, [c.line() for c in report.checks]
+        names = [c.name for c in report.checks]
+        assert "stop latency" in names and "deterministic under a node limit" in names
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is not installed")
+def test_node_example_engine_conforms_and_plays() -> None:
+    command = f"node {ROOT / 'examples' / 'engines' / 'greedy.js'}"
+    report = run_conformance(command, positions=12, timeout=5.0)
+    assert report.ok and not [c for c in report.checks if c.status == "WARN"]
+    arena = run_arena([f"engine:{command}", "medium"], hands=4, seed=2, workers=1)
+    assert arena.bots[f"engine:{command}"].replaced == 0
+
+
+def test_conformance_fails_clearly_on_broken_engines(tmp_path: Path) -> None:
+    illegal = _script(tmp_path, "illegal", "print('bestmove lead-5S')\n")
+    report = run_conformance(illegal, positions=5, timeout=2.0)
+    assert not report.ok
+    bad = next(c for c in report.checks if c.name == "legal moves")
+    assert bad.status == "FAIL" and "lead-5S" in bad.detail
+    mute = tmp_path / "mute.py"
+    mute.write_text("import sys\nfor line in sys.stdin: pass\n")
+    report = run_conformance(f"{sys.executable} {mute}", positions=5, timeout=0.5)
+    assert not report.ok and report.checks[0].name == "handshake"
+    assert "did not answer" in report.checks[0].detail
+
+
+def test_cli_engine_and_engine_test() -> None:
+    runner = CliRunner()
+    res = runner.invoke(app, ["engine", "nosuchbot"])
+    assert res.exit_code == 2 and "unknown bot" in res.output
+    res = runner.invoke(app, ["engine", "medium"], input="ske 1\nisready\nquit\n")
+    assert res.exit_code == 0
+    assert res.output.splitlines()[-2:] == ["skeok 1", "readyok"]
+    res = runner.invoke(app, ["engine-test", AWK_ENGINE, "--positions", "5"])
+    assert res.exit_code == 0, res.output
+    assert "the engine conforms" in res.output
+
+
+def test_search_stop_ends_a_long_search_with_a_legal_move() -> None:
+    """``stop`` reaches a running search through SEARCH_STOP (the served bots'
+    stop latency); cleared again, searches run normally."""
+    import threading
+    import time
+
+    from svoi_kozyri.bots.search.common import SEARCH_STOP, Budget
+
+    obs = max(fixed_positions(20), key=lambda o: len(o.legal_moves()))
+    agent = make_agent("ismcts:ms=60000,solver_ms=20", seed=1)
+    timer = threading.Timer(0.3, SEARCH_STOP.set)
+    timer.start()
+    try:
+        t0 = time.perf_counter()
+        move = agent.choose(obs)
+        assert time.perf_counter() - t0 < 10.0
+        assert move in obs.legal_moves()
+        assert Budget(iterations=5).done(1)  # once set, every budget is done
+    finally:
+        timer.cancel()
+        SEARCH_STOP.clear()
+    assert not Budget(iterations=5).done(1)
+
+
+def test_engine_spec_limits() -> None:
+    agent = make_agent(f"engine:movetime=150:timeout=4:{AWK_ENGINE}")
+    assert isinstance(agent, ExternalAgent)
+    assert agent.limit == Limit(time=0.15) and agent.timeout == 4.0
+    assert agent.command == AWK_ENGINE
+    agent = make_agent(f"engine:nodes=300:{AWK_ENGINE}")
+    assert isinstance(agent, ExternalAgent) and agent.limit == Limit(nodes=300)
+    with pytest.raises(ValueError, match="needs a command"):
+        make_agent("engine:nodes=3:")
+
+
+def test_agents_of_one_command_share_a_process_and_its_replacement(tmp_path: Path) -> None:
+    """Two seats played by one engine command use one process; when one seat's
+    engine is killed for misbehaving, the other seat uses the new process
+    without a failure of its own."""
+    marker = tmp_path / "once"
+    body = f"""\
+        if not os.path.exists({str(marker)!r}):
+            open({str(marker)!r}, "w").close()
+            print("bestmove lead-5S")
+            sys.exit(1)
+        print("bestmove " + legal[0])
+        """
+    command = _script(tmp_path, "once", body)
+    a = ExternalAgent(command, seed=1)
+    b = ExternalAgent(command, seed=2)
+    obs = fixed_positions(1)[0]
+    try:
+        a.choose(obs)  # illegal answer, and the process ends
+        assert a.failures["illegal"] == 1
+        first = a.choose(obs)  # the process is gone: a crash, it is replaced
+        assert first in obs.legal_moves()
+        assert b.choose(obs) == obs.legal_moves()[0]
+        assert not b.failures and a.failures["crash"] == 1
+        assert a.choose(obs) == obs.legal_moves()[0]
+        assert a._engine is b._engine and sum(a.failures.values()) == 2
+    finally:
+        a.close(kill=True)
+        b.close()
+
+
+def test_engine_is_a_catalogue_kind() -> None:
+    from svoi_kozyri.bots.catalogue import KINDS, BotSpecError, split_specs, validate_spec
+
+    kind = KINDS["engine"]
+    assert kind.free_argument and not kind.listed
+    assert split_specs(f"engine:{AWK_ENGINE} --x a,b,medium,random") == [
+        f"engine:{AWK_ENGINE} --x a,b",
+        "medium",
+        "random",
+    ]
+    assert validate_spec(f"engine:nodes=5:{AWK_ENGINE}") == f"engine:nodes=5:{AWK_ENGINE}"
+    with pytest.raises(BotSpecError, match="not found"):
+        validate_spec("engine:/no/such/engine")
+    with pytest.raises(BotSpecError):
+        validate_spec("engine:")
+
+
+def test_arena_counts_and_reports_replaced_engine_moves(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    spec = "engine:" + _script(tmp_path, "bad", "print('bestmove lead-5S')\n")
+    with caplog.at_level("WARNING", logger="svoi_kozyri.engine"):
+        report = run_arena([spec, "easy"], hands=2, seed=1, workers=1)
+    st = report.bots[spec]
+    assert st.replaced > 0 and st.to_dict()["replaced_moves"] == st.replaced
+    assert report.bots["easy"].replaced == 0
+    assert sum(sum(o.replaced) for o in report.outcomes) == st.replaced
+    warned = [r for r in caplog.records if "illegal or unreadable move 'lead-5S'" in r.message]
+    assert 1 <= len(warned) <= 3 and "position seat" in warned[0].message
+
+
+def test_served_engine_survives_bad_requests() -> None:
+    """A malformed position is reported as an info string and changes nothing; a go
+    without a position answers bestmove none; unknown words before a command are
+    skipped (as in UCI)."""
+    obs = fixed_positions(1)[0]
+    good = format_position_request(obs)
+    lines = [
+        "ske 1",
+        "position seat Z pos nonsense",
+        "go nodes 5",
+        "debug on isready",
+        good.replace("legal", "legal lead-XX"),
+        good,
+        "go nodes 5 seed 3",
+        "isready",
+        "quit",
+    ]
+    res = CliRunner().invoke(app, ["engine", "medium"], input="\n".join(lines) + "\n")
+    out = res.output.splitlines()
+    assert res.exit_code == 0
+    errors = [ln for ln in out if ln.startswith("info string error")]
+    assert len(errors) >= 2
+    best = [ln.split()[1] for ln in out if ln.startswith("bestmove")]
+    assert best[0] == "none"
+    assert parse_move_token(best[1]) in obs.legal_moves()
+    assert out.count("readyok") == 2
