@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -350,10 +351,10 @@ def test_serve_command_options(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
 
 def test_search_bot_thinks_in_a_worker_process(client: TestClient) -> None:
     bots = client.get("/api/bots").json()["bots"]
-    slow = next((b for b in ("hard", "pimc") if b in bots), None)
-    if slow is None:
-        pytest.skip("no search bot is installed")
-    g = create(client, [{"kind": "human"}, {"kind": "bot", "bot": slow}], **FAST)
+    assert "hard" in bots  # the search bots ship with the package
+    runner = client.app.state.hub.runner  # type: ignore[attr-defined]
+    assert runner.worker_pids() == []  # no search bot has moved yet
+    g = create(client, [{"kind": "human"}, {"kind": "bot", "bot": "hard"}], **FAST)
     with client.websocket_connect(f"/ws/{g['table_id']}") as ws:
         hello(ws, g["token"])
         for _ in range(2):
@@ -361,6 +362,9 @@ def test_search_bot_thinks_in_a_worker_process(client: TestClient) -> None:
             ws.send_text(json.dumps({"type": "move", "move": v["hand"]["legal"][0]}))
         v = recv_state(ws, lambda v: any(e["by"] == "bot" for e in v["hand"]["log"]))
         assert any(e["seat"] == 1 for e in v["hand"]["log"])
+    # the move came from a worker process, not from the event loop's own process
+    pids = runner.worker_pids()
+    assert pids and os.getpid() not in pids
 
 
 def test_pile_visibility_table_shows_the_top_and_the_pickup_window() -> None:

@@ -442,3 +442,4 @@ def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
 # revisions): importing them here keeps ``metadata`` complete whichever module
 # is imported first.
 from . import player_tables as _player_tables  # noqa: E402, F401
+from . import social_tables as _social_tables  # noqa: E402, F401

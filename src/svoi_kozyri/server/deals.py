@@ -28,38 +28,14 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, JSONResponse
 from pydantic import BaseModel, Field
-from sqlalchemy import Column, Float, Integer, MetaData, String, Table, Text, insert, select
+from sqlalchemy import Table, insert, select
 from sqlalchemy.exc import IntegrityError
 
 from ..core import seat_name
 from .learn import STATIC_DIR
 from .schemas import NAME_PATTERN, CreateTableRequest, SeatConfig, TableConfig
+from .social_tables import deals_t, plays_t
 from .table import TableError, TableGame
-
-metadata = MetaData()
-
-deals_t = Table(
-    "sk_deals",
-    metadata,
-    Column("id", String(24), primary_key=True),
-    Column("seed", String(24), nullable=False),  # text: a 62-bit seed in any database
-    Column("offset", Integer, nullable=False),
-    Column("dealer", Integer, nullable=False),
-    Column("players", Integer, nullable=False),
-    Column("rules", Text, nullable=False),
-    Column("origin", String(32)),
-    Column("daily", String(10)),
-    Column("created", Float, nullable=False),
-)
-
-plays_t = Table(
-    "sk_deal_plays",
-    metadata,
-    Column("deal_id", String(24), primary_key=True),
-    Column("table_id", String(32), primary_key=True),
-    Column("hand", Integer, nullable=False),
-    Column("created", Float, nullable=False),
-)
 
 MAX_RESULTS = 100
 DAILY_PLAYERS = 4
@@ -83,7 +59,6 @@ class Deals:
     def __init__(self, hub: Any) -> None:
         self.hub = hub
         self.engine = hub.store.engine
-        metadata.create_all(self.engine)
 
     def _insert(self, table: Table, row: dict[str, Any]) -> None:
         try:

@@ -19,23 +19,14 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Request
 from fastapi.responses import FileResponse, JSONResponse
-from sqlalchemy import Column, Float, MetaData, String, Table, insert, select
+from sqlalchemy import insert, select
 from sqlalchemy.exc import IntegrityError
 
 from ..core import seat_name
 from .learn import STATIC_DIR
 from .schemas import CreateTableRequest, JoinRequest
+from .social_tables import rematches_t
 from .table import TableError, TableGame
-
-metadata = MetaData()
-
-rematches_t = Table(
-    "sk_rematches",
-    metadata,
-    Column("old_id", String(32), primary_key=True),
-    Column("new_id", String(32), nullable=False),
-    Column("created", Float, nullable=False),
-)
 
 router = APIRouter()
 
@@ -51,11 +42,7 @@ def _err(code: str, message: str, status: int) -> JSONResponse:
 
 
 def _engine(request: Request) -> Any:
-    app = request.app
-    if not getattr(app.state, "rematch_tables", False):
-        metadata.create_all(app.state.hub.store.engine)
-        app.state.rematch_tables = True
-    return app.state.hub.store.engine
+    return request.app.state.hub.store.engine
 
 
 def rematch_of(engine: Any, table_id: str) -> str | None:
