@@ -27,7 +27,7 @@ from fastapi import WebSocket, WebSocketDisconnect
 from pydantic import TypeAdapter, ValidationError
 
 from ..bots.base import available_agents, make_agent
-from ..core import Observation, observe
+from ..core import Move, Observation, observe
 from .db import Store, hash_token
 from .schemas import (
     MAX_MESSAGE_BYTES,
@@ -401,10 +401,12 @@ class Hub:
             return
         version = live.game.version
         agent = make_agent(self.default_bot, seed=self.rng.randrange(1 << 30))
-        move = await asyncio.to_thread(agent.choose, observe(st, seat))
+        obs = observe(st, seat)
+        move = await asyncio.to_thread(agent.choose, obs)
+        rating = await asyncio.to_thread(_hint_rating, obs, move)
         if live.game.version == version:
             conn.queue.put_nowait(
-                ServerHint(move=str(move), bot=self.default_bot).model_dump_json()
+                ServerHint(move=str(move), bot=self.default_bot, rating=rating).model_dump_json()
             )
 
     # -- changes -------------------------------------------------------------------
@@ -565,3 +567,12 @@ async def _close(ws: WebSocket) -> None:
 
 def _err(code: str, message: str) -> str:
     return ServerError(code=code, message=message).model_dump_json()
+
+
+def _hint_rating(obs: Observation, move: Move) -> str:
+    """The hinted move's rating in the shared wording (proven, or estimated with its
+    samples and interval; never an unproven certainty)."""
+    from ..bots.analysis import rate_move
+    from ..bots.rating import format_rating
+
+    return format_rating(rate_move(obs, move, budget_ms=300.0))

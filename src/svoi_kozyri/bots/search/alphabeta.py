@@ -16,6 +16,7 @@ first repetition may be scored as a draw).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 from ...core import FREE, LEAD, OVER, PICKUP, RESPOND, Move, State
 from ...core.cards import NUM_CARDS, rank_of
@@ -33,6 +34,8 @@ class AlphaBetaSolver:
 
     def __init__(self, max_table: int = 2_000_000) -> None:
         self.max_table = max_table
+        #: the clock budgets are measured on (``time.process_time`` for CPU seconds)
+        self.clock: Callable[[], float] = time.perf_counter
         self.table: dict[int, list[int]] = {}
         self.nodes = 0
         self._key_game: object = None
@@ -184,7 +187,7 @@ class AlphaBetaSolver:
         """Negamax value for the mover ``p``, the lowest path index of a repetition
         it used, and whether it touched the horizon (scored ``hm`` for the mover)."""
         self.nodes += 1
-        if self.nodes & 1023 == 0 and time.perf_counter() > self._deadline:
+        if self.nodes & 1023 == 0 and self.clock() > self._deadline:
             raise SolverTimeout
         key = (((pile << 40 | h0) << 40 | h1) << 2 | p) << 2 | phase
         boundary = phase != LEAD
@@ -360,7 +363,7 @@ class AlphaBetaSolver:
     ) -> SolveResult:
         """Solve ``state`` (open, turn boundary) within ``time_limit`` seconds
         (``None``: no limit).  Returns proven bounds and a move achieving the lower one."""
-        t0 = time.perf_counter()
+        t0 = self.clock()
         self._deadline = float("inf") if time_limit is None else t0 + time_limit
         nodes0 = self.nodes
         self._root(state)
@@ -407,7 +410,7 @@ class AlphaBetaSolver:
             hi=hi,
             move=best_move,
             nodes=self.nodes - nodes0,
-            seconds=time.perf_counter() - t0,
+            seconds=self.clock() - t0,
             depth=depth,
         )
 
@@ -432,13 +435,13 @@ class AlphaBetaSolver:
     ) -> list[tuple[Move, int | None]]:
         """Every legal turn-level move with its proven value for the mover
         (``None`` when not proven within the time budget, shared by all moves)."""
-        t0 = time.perf_counter()
+        t0 = self.clock()
         out: list[tuple[Move, int | None]] = []
         moves = state.legal_moves()
         for i, m in enumerate(moves):
             left = None
             if time_limit is not None:
-                left = max(0.0, (time_limit - (time.perf_counter() - t0)) / (len(moves) - i))
+                left = max(0.0, (time_limit - (self.clock() - t0)) / (len(moves) - i))
             child = state.copy()
             child.push_unchecked(m)
             if child.is_over:
@@ -454,7 +457,7 @@ class AlphaBetaSolver:
     def principal_line(self, state: State, time_limit: float | None = 1.0) -> SolveResult:
         """Solve ``state`` and follow the best moves to the end of the hand (or a
         repetition), so the result's ``pv`` shows how the value is reached."""
-        t0 = time.perf_counter()
+        t0 = self.clock()
         res = self.solve(state, time_limit)
         pv: list[Move] = []
         if not res.proven:  # without a proof a "line" would only be a guess
@@ -474,8 +477,8 @@ class AlphaBetaSolver:
                 break
             left = None
             if time_limit is not None:
-                left = max(0.05, time_limit - (time.perf_counter() - t0))
+                left = max(0.05, time_limit - (self.clock() - t0))
             move = self.solve(s, left).move
         res.pv = pv
-        res.seconds = time.perf_counter() - t0
+        res.seconds = self.clock() - t0
         return res

@@ -67,12 +67,17 @@ rules; a test plays proven wins out.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ...core import FREE, LEAD, OVER, PICKUP, RESPOND, Move, Observation, State
 from ...core.cards import NUM_CARDS, rank_of
 
 _BIG = 1 << 30
+
+#: The depth-first phase of :meth:`Solver.solve` searches up to this many steps
+#: (wins within it are found with their shortest distance); df-pn does the rest.
+QUICK_DEPTH = 12
 
 
 class SolverTimeout(Exception):
@@ -149,17 +154,26 @@ class _Context:
     steps (``_BIG``: none at all; ``-1``: nothing known) and the step that proved
     or refuted it.  Only path-independent facts go there (see the module text)."""
 
-    def __init__(
-        self, seats: tuple[int, ...], beat: list[list[int]], req: list[list[int]]
-    ) -> None:
+    def __init__(self, seats: tuple[int, ...], beat: list[list[int]], req: list[list[int]]) -> None:
         self.seats = seats
         self.beat = beat
         self.req = req
-        self.tables: list[dict[int, list[int]]] = [{}, {}]
+        self.tables: list[dict[int, list[int]]] = [{}, {}, {}, {}]
 
 
 def _pos_key(h0: int, h1: int, pile: int, p: int, phase: int) -> int:
     return (((pile << 40 | h0) << 40 | h1) << 2 | p) << 2 | phase
+
+
+def _move_of(moves: list[Move], steps: tuple[int, ...]) -> Move | None:
+    for m in moves:
+        if m.steps() == steps:
+            return m
+    return None
+
+
+class _SliceOver(Exception):
+    """Raised inside df-pn when a search slice has used its nodes."""
 
 
 class Solver:
@@ -177,13 +191,18 @@ class Solver:
 
     def __init__(self, max_table: int = 2_000_000) -> None:
         self.max_table = max_table
+        #: the clock budgets are measured on (``time.process_time`` for CPU seconds)
+        self.clock: Callable[[], float] = time.perf_counter
         self.nodes = 0
         self._contexts: dict[object, _Context] = {}
         self._ident: object = None
         self.seats: tuple[int, ...] = ()
         self.beat: list[list[int]] = []
         self.req: list[list[int]] = []
-        self._tables: list[dict[int, list[int]]] = [{}, {}]
+        self._tables: list[dict[int, list[int]]] = [{}, {}, {}, {}]
+        self._serial = 0
+        self._stop = 0
+        self._slice_end = 0
         self._shared_tables: list[dict[int, list[int]]] = self._tables
         self.draw_mode = 0
         self.taker_leads = False
@@ -192,6 +211,9 @@ class Solver:
         self._path: dict[int, int] = {}
         self._gens: list[int] = [0] * 64
         self._gen = 0
+        # path-dependent refutations: key -> (lowest, highest repetition index,
+        # generation of the highest one's path entry, refuting step) for df-pn;
+        # (depth, lowest, highest, generation) for the depth-first search
         self._tmp: dict[int, tuple[int, int, int, int]] = {}
         self._table: dict[int, list[int]] = {}
         self._other: dict[int, list[int]] = {}
@@ -231,7 +253,7 @@ class Solver:
         self._danger = self._repeated(state)
         # A position that would end the hand by the threefold rule makes values
         # depend on this hand's history: such a search gets tables of its own.
-        self._tables = [{}, {}] if self._danger else self._shared_tables
+        self._tables = [{}, {}, {}, {}] if self._danger else self._shared_tables
 
     def _encode(self, state: State) -> tuple[int, int, int, int, int, int]:
         a, b = self.seats
@@ -375,7 +397,7 @@ class Solver:
         whether it touched the depth horizon (then it only says "not within
         ``depth``")."""
         self.nodes += 1
-        if self.nodes & 1023 == 0 and time.perf_counter() > self._deadline:
+        if self.nodes & 1023 == 0 and self.clock() > self._deadline:
             raise SolverTimeout
         key = (((pile << 40 | h0) << 40 | h1) << 2 | p) << 2 | phase
         boundary = phase != LEAD
@@ -462,12 +484,17 @@ class Solver:
                     if chz:
                         hz = True
                 elif not r:
-                    result = False
-                    best = a
-                    mn = cmn
-                    mx = cmx
-                    hz = chz
-                    break
+                    # a defender's refutation: one that holds at every depth ends
+                    # the node; one that only holds within the horizon is kept
+                    # while the others are tried for a better one
+                    if best < 0 or not chz:
+                        result = False
+                        best = a
+                        mn = cmn
+                        mx = cmx
+                        hz = chz
+                    if not chz:
+                        break
         finally:
             if boundary:
                 del path[key]
@@ -551,9 +578,10 @@ class Solver:
                     result, found = True, m
                     break
                 hz_any = hz_any or hz
-            elif not r:
+            elif not r and (found is None or not hz):
                 result, found, hz_any = False, m, hz
-                break
+                if not hz:
+                    break
         self._path = {}
         step = found.steps()[0] if found is not None else -1
         if result:
@@ -577,21 +605,274 @@ class Solver:
         rank = {a: i for i, a in enumerate(order)}
         return sorted(moves, key=lambda m: rank.get(m.steps()[0], 99))
 
+    # -- proof-number search ------------------------------------------------------
+
+    def _lookup(self, key: int, boundary: bool, ply: int) -> tuple[int, int]:
+        """Proof and disproof numbers of a (non-terminal) node at path index
+        ``ply`` as its parent sees them now; a refutation that depends on the path
+        leaves its repetition span in ``_rmin``/``_rmax`` (else ``_BIG``/``-1``)."""
+        self._rmin = _BIG
+        self._rmax = -1
+        if boundary:
+            anc = self._path.get(key, -1)
+            if anc >= 0:
+                self._rmin = anc
+                self._rmax = anc
+                return _BIG, 0
+            if self._danger and key in self._danger:
+                return _BIG, 0
+        e = self._table.get(key)
+        if e is not None and (e[0] == 0 or e[1] == 0):
+            return e[0], e[1]
+        o = self._other.get(key)
+        if o is not None and o[0] == 0:
+            return _BIG, 0
+        t = self._tmp.get(key)
+        if t is not None:
+            tmx = t[1]
+            if tmx < ply and self._gens[tmx] == t[2]:
+                self._rmin = t[0]
+                self._rmax = tmx
+                return _BIG, 0
+        if e is not None:
+            return e[0], e[1]
+        return 1, 1
+
+    def _mid(
+        self,
+        h0: int,
+        h1: int,
+        pile: int,
+        plen: int,
+        p: int,
+        phase: int,
+        thpn: int,
+        thdn: int,
+        ply: int,
+    ) -> None:
+        """Nagai's df-pn: expand this node until its proof number reaches ``thpn``
+        or its disproof number ``thdn``; the result is left in the tables."""
+        self.nodes += 1
+        if self.nodes >= self._stop:
+            if self.clock() > self._deadline:
+                raise SolverTimeout
+            if self.nodes >= self._slice_end:
+                raise _SliceOver
+            self._stop = min(self._slice_end, self.nodes + 1024)
+        key = (((pile << 40 | h0) << 40 | h1) << 2 | p) << 2 | phase
+        boundary = phase != LEAD
+        table = self._table
+        att = self._att
+        is_or = p == att
+        # the children: keys and, for a hand that ends, its fixed numbers
+        ch: list[tuple[int, int, int, int, int, int]] = []
+        ckeys: list[int] = []
+        cterm: list[int] = []  # 0 not terminal, 1 a win for the attacker, 2 not
+        acts = self._order(h0, h1, pile, p, phase, -1)
+        e = table.get(key)
+        if e is not None and e[2] >= 0 and e[2] in acts and acts[0] != e[2]:
+            acts.remove(e[2])
+            acts.insert(0, e[2])
+        for a in acts:
+            c0, c1, cp, cl, q, cph, out = self._child(h0, h1, pile, plen, p, phase, a)
+            ch.append((c0, c1, cp, cl, q, cph))
+            if out != -2:
+                ckeys.append(0)
+                cterm.append(1 if is_or and out == 1 else 2)
+            else:
+                ckeys.append((((cp << 40 | c0) << 40 | c1) << 2 | q) << 2 | cph)
+                cterm.append(0)
+        n = len(acts)
+        gens = self._gens
+        if ply + 1 >= len(gens):
+            gens.extend([0] * len(gens))
+        gen = self._gen = self._gen + 1
+        gens[ply] = gen
+        path = self._path
+        if boundary:
+            path[key] = ply
+        pn = 1
+        dn = 1
+        best = -1
+        mn = _BIG
+        mx = -1
+        try:
+            while True:
+                # recompute this node's numbers from its children
+                sum_n = 0
+                best_n = _BIG + 1
+                second = _BIG + 1
+                best_i = -1
+                mn = _BIG
+                mx = -1
+                for i in range(n):
+                    term = cterm[i]
+                    if term == 1:
+                        cpn, cdn = 0, _BIG
+                        rmn, rmx = _BIG, -1
+                    elif term == 2:
+                        cpn, cdn = _BIG, 0
+                        rmn, rmx = _BIG, -1
+                    else:
+                        cph = ch[i][5]
+                        cpn, cdn = self._lookup(ckeys[i], cph != LEAD, ply + 1)
+                        rmn, rmx = self._rmin, self._rmax
+                    if is_or:
+                        sel, other = cpn, cdn
+                    else:
+                        sel, other = cdn, cpn
+                    sum_n += other
+                    if sel == 0 and not is_or:
+                        # a refutation at a defender's node: prefer one that holds
+                        # in any context (no repetition span)
+                        if best_n > 0 or (mn < _BIG and rmn == _BIG):
+                            best_n, best_i = 0, i
+                            mn, mx = rmn, rmx
+                        continue
+                    if sel == _BIG and is_or:
+                        if rmn < mn:
+                            mn = rmn
+                        if rmx > mx:
+                            mx = rmx
+                    if sel < best_n:
+                        second = best_n
+                        best_n = sel
+                        best_i = i
+                    elif sel < second:
+                        second = sel
+                if sum_n >= _BIG:  # only a proof or refutation is infinite
+                    sum_n = _BIG - 1
+                if is_or:
+                    pn, dn = best_n, sum_n
+                else:
+                    pn, dn = sum_n, best_n
+                if pn > _BIG:
+                    pn = _BIG
+                if dn > _BIG:
+                    dn = _BIG
+                best = acts[best_i] if best_i >= 0 else -1
+                if pn >= thpn or dn >= thdn or pn == 0 or dn == 0:
+                    break
+                c = ch[best_i]
+                cpn, cdn = self._lookup(ckeys[best_i], c[5] != LEAD, ply + 1)
+                if is_or:
+                    tp = min(thpn, second + 1)
+                    td = thdn - dn + cdn
+                else:
+                    tp = thpn - pn + cpn
+                    td = min(thdn, second + 1)
+                if tp > _BIG:
+                    tp = _BIG
+                if td > _BIG:
+                    td = _BIG
+                self._mid(c[0], c[1], c[2], c[3], c[4], c[5], tp, td, ply + 1)
+        finally:
+            if boundary:
+                del path[key]
+        if pn == 0:
+            self._serial += 1
+            if e is None:
+                if len(table) >= self.max_table:
+                    table.clear()
+                table[key] = [0, _BIG, best, self._serial]
+            else:
+                e[0], e[1], e[2], e[3] = 0, _BIG, best, self._serial
+            return
+        if dn == 0:
+            if mn >= ply:  # every repetition it used lies at or below this node
+                mn = _BIG
+                mx = -1
+            elif mx >= ply:
+                mx = ply - 1
+            if mn == _BIG:
+                if e is None:
+                    if len(table) >= self.max_table:
+                        table.clear()
+                    table[key] = [_BIG, 0, best, 0]
+                else:
+                    e[0], e[1], e[2] = _BIG, 0, best
+            else:
+                tmp = self._tmp
+                if len(tmp) >= self.max_table:
+                    tmp.clear()
+                tmp[key] = (mn, mx, gens[mx], best)
+                # outside this path context the node is only "likely refuted"
+                pn, dn = 1 << 12, 1
+        if e is None:
+            if len(table) >= self.max_table:
+                table.clear()
+            table[key] = [pn, dn, best, 0]
+        else:
+            e[0], e[1], e[2] = pn, dn, best
+
+    def _dfpn_root(self, root: tuple[int, int, int, int, int, int], att: int, nodes: int) -> int:
+        """Run df-pn for "can ``att`` force a win?" from the root for about ``nodes``
+        nodes; returns 1 proven, 0 refuted, -1 open (the tables keep the progress)."""
+        h0, h1, pile, plen, p, phase = root
+        self._att = att
+        self._table = self._tables[2 + att]
+        self._other = self._tables[3 - att]
+        self._tmp = {}
+        self._path = {}
+        self._slice_end = self.nodes + nodes
+        self._stop = self.nodes
+        key = _pos_key(h0, h1, pile, p, phase)
+        try:
+            self._mid(h0, h1, pile, plen, p, phase, _BIG, _BIG, 0)
+        except _SliceOver:
+            pass
+        finally:
+            self._path = {}
+        e = self._table.get(key)
+        if e is None:
+            return -1
+        if e[0] == 0:
+            return 1
+        if e[1] == 0:
+            return 0
+        return -1
+
+    def _dfpn_move(
+        self, root: tuple[int, int, int, int, int, int], moves: list[Move], att: int
+    ) -> Move | None:
+        """After a df-pn answer at the root: the turn-level move that proves it (the
+        attacker to act) or refutes it (the defender to act), read from the
+        tables while the root's path context is still current."""
+        h0, h1, pile, plen, p, phase = root
+        table = self._tables[2 + att]
+        e = table.get(_pos_key(h0, h1, pile, p, phase))
+        if e is None or e[2] < 0:
+            return None
+        a = e[2]
+        c = self._child(h0, h1, pile, plen, p, phase, a)
+        if c[5] != LEAD or c[6] != -2:
+            return _move_of(moves, (a,))
+        k = _pos_key(c[0], c[1], c[2], c[4], c[5])
+        ce = table.get(k)
+        b = ce[2] if ce is not None and (ce[0] == 0 or ce[1] == 0) else -1
+        if b < 0:
+            t = self._tmp.get(k)
+            b = t[3] if t is not None else -1
+        if b < 0:
+            return None
+        return _move_of(moves, (a, b))
+
     # -- public API ------------------------------------------------------------
 
     def bounds(self, state: State) -> tuple[int, int]:
         """Proven bounds stored for ``state`` (``(-1, 1)`` if nothing is known)."""
         h0, h1, pile, _plen, p, phase = self._root(state)
         key = _pos_key(h0, h1, pile, p, phase)
-        me = self._tables[p].get(key)
-        opp = self._tables[1 - p].get(key)
-        if me is not None and me[0] < _BIG:
+        t = self._tables
+        me, opp = t[p].get(key), t[1 - p].get(key)
+        pme, popp = t[2 + p].get(key), t[3 - p].get(key)
+        if (me is not None and me[0] < _BIG) or (pme is not None and pme[0] == 0):
             return (1, 1)
-        if opp is not None and opp[0] < _BIG:
+        if (opp is not None and opp[0] < _BIG) or (popp is not None and popp[0] == 0):
             return (-1, -1)
-        lo = 0 if opp is not None and opp[1] == _BIG else -1
-        hi = 0 if me is not None and me[1] == _BIG else 1
-        return (lo, hi)
+        no_opp = (opp is not None and opp[1] == _BIG) or (popp is not None and popp[1] == 0)
+        no_me = (me is not None and me[1] == _BIG) or (pme is not None and pme[1] == 0)
+        return (0 if no_opp else -1, 0 if no_me else 1)
 
     def solve(
         self,
@@ -604,7 +885,7 @@ class Solver:
         (``None``: no limit).  Returns proven bounds and a move achieving the lower
         one: with a proven win, a move of a shortest win (so that playing the
         solver's moves always makes progress and never repeats a position)."""
-        t0 = time.perf_counter()
+        t0 = self.clock()
         self._deadline = float("inf") if time_limit is None else t0 + time_limit
         nodes0 = self.nodes
         root = self._root(state)
@@ -622,9 +903,15 @@ class Solver:
         hope: Move | None = None
         depth = 0
         failed = 0  # the attacker (me) has no win within this many steps
+        # Iterative deepening depth-first search (cheap for short wins, finds the
+        # shortest, and exhausts small cycles of repetitions), and beyond
+        # QUICK_DEPTH steps, after every deepening, a df-pn slice of as many nodes
+        # for each open question (best-first: long narrow wins).
+        by_dfpn = False
         try:
             while depth < max_depth:
                 depth = min(max(depth + step, depth * 3 // 2), max_depth)
+                n0 = self.nodes
                 if win_me is None:
                     r, m, hz = self._root_win(root, moves, me, depth)
                     if r:
@@ -645,7 +932,30 @@ class Solver:
                         hope = m
                 if win_me is False and win_opp is False:
                     break
-            if win_me:
+                if depth < QUICK_DEPTH or max_depth < 10_000:
+                    continue
+                nodes = max(20_000, self.nodes - n0)
+                if win_me is None:
+                    r3 = self._dfpn_root(root, me, nodes)
+                    if r3 == 1:
+                        m = self._dfpn_move(root, moves, me)
+                        if m is not None:
+                            win_me, move, by_dfpn = True, m, True
+                            break
+                    elif r3 == 0:
+                        win_me = False
+                if win_opp is None:
+                    r3 = self._dfpn_root(root, opp, nodes)
+                    if r3 == 1:
+                        win_opp = True
+                        break
+                    if r3 == 0:
+                        m = self._dfpn_move(root, moves, opp)
+                        if m is not None:
+                            win_opp, safe = False, m
+                if win_me is False and win_opp is False:
+                    break
+            if win_me and not by_dfpn:
                 # the shortest win: the least depth with a win, by bisection
                 lo_d, hi_d = failed, depth
                 while hi_d - lo_d > 1:
@@ -672,7 +982,7 @@ class Solver:
             hi=hi,
             move=move,
             nodes=self.nodes - nodes0,
-            seconds=time.perf_counter() - t0,
+            seconds=self.clock() - t0,
             depth=depth,
         )
 
@@ -695,14 +1005,14 @@ class Solver:
         """Every legal turn-level move with the solver's result for the position
         after it, turned to the mover's point of view (``lo``/``hi`` are proven
         bounds on the move's value for the mover)."""
-        t0 = time.perf_counter()
+        t0 = self.clock()
         out: list[tuple[Move, SolveResult]] = []
         moves = state.legal_moves()
         me = state.to_act_seat
         for i, m in enumerate(moves):
             left = None
             if time_limit is not None:
-                left = max(0.0, (time_limit - (time.perf_counter() - t0)) / (len(moves) - i))
+                left = max(0.0, (time_limit - (self.clock() - t0)) / (len(moves) - i))
             child = state.copy()
             child.push_unchecked(m)
             if child.is_over:
@@ -718,7 +1028,7 @@ class Solver:
     def principal_line(self, state: State, time_limit: float | None = 1.0) -> SolveResult:
         """Solve ``state`` and follow the best moves to the end of the hand (or a
         repetition), so the result's ``pv`` shows how the value is reached."""
-        t0 = time.perf_counter()
+        t0 = self.clock()
         res = self.solve(state, time_limit)
         pv: list[Move] = []
         if not res.proven:  # without a proof a "line" would only be a guess
@@ -738,10 +1048,10 @@ class Solver:
                 break
             left = None
             if time_limit is not None:
-                left = max(0.05, time_limit - (time.perf_counter() - t0))
+                left = max(0.05, time_limit - (self.clock() - t0))
             move = self.solve(s, left).move
         res.pv = pv
-        res.seconds = time.perf_counter() - t0
+        res.seconds = self.clock() - t0
         return res
 
 

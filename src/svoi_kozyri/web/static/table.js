@@ -35,6 +35,7 @@ export function renderTable(container, { tableId, onSend = () => {}, readOnly = 
   let selectedBeat = null;
   let showPile = false;
   let hint = null;
+  let hintRating = null;
   let flash = "";
   let conn = "connecting";
   let ticker = null;
@@ -201,7 +202,7 @@ export function renderTable(container, { tableId, onSend = () => {}, readOnly = 
           ? h("button", { id: "pickup-btn", class: "danger", onclick: () => send("pickup") }, `Pick up ${hand.pickup_count}`)
           : null,
         myTurn && !readOnly ? h("button", { id: "hint-btn", onclick: () => onSend({ type: "hint" }) }, "Hint") : null,
-        hint ? h("span", { class: "hint-text", id: "hint-text" }, `Hint: ${hint}`) : null,
+        hint ? h("span", { class: "hint-text", id: "hint-text" }, hintRating ? `Hint: ${hint} (${hintRating})` : `Hint: ${hint}`) : null,
       ),
     );
   }
@@ -329,6 +330,7 @@ export function renderTable(container, { tableId, onSend = () => {}, readOnly = 
         draw();
       } else if (msg.type === "hint") {
         hint = msg.move;
+        hintRating = msg.rating || null;
         draw();
       }
     },
