@@ -26,10 +26,10 @@ import time
 from pathlib import Path
 
 import svoi_kozyri
+from svoi_kozyri.bots.search.alphabeta import AlphaBetaSolver
 from svoi_kozyri.bots.search.common import Budget, policy
 from svoi_kozyri.bots.search.ismcts import ISMCTS
 from svoi_kozyri.bots.search.pimc import pimc_values
-from svoi_kozyri.bots.search.alphabeta import AlphaBetaSolver
 from svoi_kozyri.bots.search.solver import Solver
 from svoi_kozyri.core import Game, Rules, State, observe
 from svoi_kozyri.core.cards import cards_of
@@ -163,12 +163,8 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=8.0, help="time per sampling benchmark")
     ap.add_argument("--cards", type=int, nargs="+", default=[12, 16, 20])
     ap.add_argument("--positions", type=int, default=10, help="positions per card count")
-    ap.add_argument(
-        "--limit", type=float, default=30.0, help="solver cap per position (CPU s)"
-    )
-    ap.add_argument(
-        "--baseline", action="store_true", help="also run the old alpha-beta solver"
-    )
+    ap.add_argument("--limit", type=float, default=30.0, help="solver cap per position (CPU s)")
+    ap.add_argument("--baseline", action="store_true", help="also run the old alpha-beta solver")
     ap.add_argument(
         "--reference",
         action="store_true",

@@ -17,7 +17,7 @@ from svoi_kozyri.bots.search.solver import (
     value_text,
 )
 from svoi_kozyri.cli.main import app
-from svoi_kozyri.core import Game, Rules, State, observe
+from svoi_kozyri.core import Game, Move, Rules, State, observe
 from svoi_kozyri.core.cards import cards_of
 from svoi_kozyri.notation.position import format_position
 
@@ -104,7 +104,11 @@ def _reference_moves(s: State) -> dict[str, int]:
     return out
 
 
-@pytest.mark.parametrize("game", OPTION_GAMES, ids=lambda g: str(g.rules.to_dict(only_changed=True)))
+def _rules_id(g: Game) -> str:
+    return str(g.rules.to_dict(only_changed=True))
+
+
+@pytest.mark.parametrize("game", OPTION_GAMES, ids=_rules_id)
 def test_values_and_optimal_moves_agree_under_every_option(game: Game) -> None:
     """Per rules option: the value and the *set* of optimal moves agree with the
     exhaustive reference, and the move the solver picks is one of them."""

@@ -27,9 +27,8 @@ from __future__ import annotations
 
 import math
 import random
-from dataclasses import dataclass
-
 import time
+from dataclasses import dataclass
 
 from ..core import Move, Observation, determinize, observe, seat_name
 from .rating import Rating, format_rating
@@ -39,7 +38,7 @@ from .search.solver import Solver, open_state
 
 #: Rollouts reaching an open endgame of at most this many cards (hands and pile)
 #: are scored by the exact solver (which settles them in milliseconds).
-ENDGAME_CARDS = 10
+ENDGAME_CARDS = 8
 
 #: What produced an estimate, as :func:`format_rating` names it.
 ESTIMATE_SOURCE = f"pimc, heuristic rollouts, solved endgames <= {ENDGAME_CARDS} cards"
