@@ -5,7 +5,8 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 BUILD  := $(VENV)/.built-stamp
-COMPILED_SRC := setup.py $(wildcard src/svoi_kozyri/core/*.py src/svoi_kozyri/bots/*.py src/svoi_kozyri/bots/search/*.py)
+# The compiled sources, read from setup.py's COMPILED list (one place for both).
+COMPILED_SRC := setup.py $(shell grep -o '"src/svoi_kozyri/[^"]*\.py"' setup.py | tr -d '"')
 SCENARIOS ?= ../shared/scenarios
 
 .PHONY: run test lint typecheck unit scenarios bench clean

@@ -4,6 +4,7 @@ checked field by field rather than by the engine's own ``__eq__``."""
 
 from __future__ import annotations
 
+import os
 import random
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -36,6 +37,28 @@ def _tolerate_compiled_frames() -> None:
 
 
 _tolerate_compiled_frames()
+
+#: Skip reasons naming a tool that CI installs (.ci/run): with ``CI`` set, a test
+#: skipped for one of them fails instead, so a broken install step cannot hide
+#: behind a green run.  Tests elsewhere only need to name the tool in their skip.
+REQUIRED_IN_CI = ("chromium", "playwright", "postgresql", "psycopg", "initdb", "node")
+
+
+def _required_tool_missing(reason: str) -> bool:
+    low = reason.lower()
+    return any(tool in low for tool in REQUIRED_IN_CI)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    outcome = yield
+    report = outcome.get_result()
+    if report.skipped and os.environ.get("CI") and isinstance(report.longrepr, tuple):
+        reason = str(report.longrepr[2])
+        if _required_tool_missing(reason):
+            report.outcome = "failed"
+            report.longrepr = f"CI is set but a required tool is missing: {reason}"
+
 
 #: The SPEC E assignment: A owns clubs, B diamonds, C hearts, D spades.
 PT_OWNERS = {"A": "C", "B": "D", "C": "H", "D": "S"}
@@ -124,7 +147,9 @@ def random_options(rng: random.Random) -> dict[str, Any]:
         opts["num_players"] = n
         if n == 2:
             opts["trumps_per_player_2p"] = rng.choice([1, 2])
-            opts["own_suits_cross_beat"] = rng.random() < 0.5
+            cross = rng.random() < 0.5  # drawn either way: seeds keep their options
+            if opts["trumps_per_player_2p"] == 2:  # it applies only to two own suits
+                opts["own_suits_cross_beat"] = cross
         opts["pickup_rule"] = rng.choice(["graded", "graded", "fixed", "whole_pile"])
         if opts["pickup_rule"] == "fixed":
             opts["fixed_pickup_count"] = rng.randint(1, 6)

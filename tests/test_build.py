@@ -75,3 +75,14 @@ def test_pure_python_engine_passes_scenarios(tmp_path: Path) -> None:
         timeout=300,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_the_installed_build_keeps_its_documentation() -> None:
+    # mypyc keeps only signatures; setup.py and svoi_kozyri._docs put the docs back
+    import svoi_kozyri.core.game as game
+
+    assert game.__doc__ and "rules engine" in game.__doc__
+    assert game.State.push.__doc__ and "turn-level move" in game.State.push.__doc__
+    assert game.State.pop.__doc__ and "Undo the last move" in game.State.pop.__doc__
+    assert game.State.__doc__ and "mutable state of one hand" in game.State.__doc__
+    assert game.parse_seat.__doc__ and "seat parser" in game.parse_seat.__doc__

@@ -44,6 +44,7 @@ from svoi_kozyri.core import (
     rank_of,
     suit_of,
 )
+from svoi_kozyri.notation.forgiving import parse_forgiving
 
 A, B, C, D = range(4)
 
@@ -1128,13 +1129,13 @@ def test_is_legal_and_parse_move() -> None:
     s = e1_respond()
     assert s.is_legal(Move.parse("beat 6D lead QS"))
     assert not s.is_legal(Move.parse("beat QS lead 6D"))
-    assert s.parse_move("6d qs") == Move.parse("beat 6D lead QS")
-    assert s.parse_move("p") == Move.parse("pickup")
-    assert s.parse_move("beat 10h lead 6d") == Move.parse("beat 10H lead 6D")
+    assert parse_forgiving(s, "6d qs") == Move.parse("beat 6D lead QS")
+    assert parse_forgiving(s, "p") == Move.parse("pickup")
+    assert parse_forgiving(s, "beat 10h lead 6d") == Move.parse("beat 10H lead 6D")
     before = snapshot(s)
     for bad in ("6d", "qs 6d", "6d 6d", "6d qs 10h", "zz", ""):
         with pytest.raises(IllegalMoveError):
-            s.parse_move(bad)
+            parse_forgiving(s, bad)
     assert snapshot(s) == before
 
 

@@ -13,6 +13,7 @@ from svoi_kozyri.core import (
     Rules,
     Session,
     SessionOverError,
+    SvoiKozyriError,
 )
 
 A, B, C, D = range(4)
@@ -47,7 +48,9 @@ def test_errors_after_the_session_is_over_change_nothing() -> None:
     with pytest.raises(SessionOverError):
         s.new_hand(seed=1)
     assert len(s.hands) == 1 and s.losses == [0, 0, 1, 0]
-    assert issubclass(SessionOverError, PositionError)
+    # its own class (issue #9): a finished session is not a bad position
+    assert issubclass(SessionOverError, SvoiKozyriError)
+    assert not issubclass(SessionOverError, PositionError)
 
 
 @pytest.mark.parametrize(

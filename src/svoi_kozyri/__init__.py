@@ -7,8 +7,11 @@ player owns a personal trump suit.  See ``svoi_kozyri.core`` for the engine.
 (0, 'free', 36)
 """
 
+from ._docs import restore_module_docs as _restore_module_docs
 from .core import *  # noqa: F403
 from .core import __all__ as _core_all
 
 __version__ = "0.1.0"
+
+_restore_module_docs("svoi_kozyri.core")
 __all__ = [*_core_all, "__version__"]

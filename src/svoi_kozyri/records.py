@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote
@@ -45,17 +45,16 @@ from urllib.parse import unquote
 from .core import (
     LEAD,
     RESPOND,
-    SEAT_LETTERS,
     Card,
     CardError,
     Game,
     IllegalMoveError,
+    MalformedError,
     Move,
     PositionError,
     Result,
     RulesError,
     State,
-    SvoiKozyriError,
     format_card,
     format_cards,
     observe,
@@ -106,7 +105,7 @@ _LEADING_TAGS = ("Event", "Site", "Date", "Round", "Hand")
 _TAG_NAME_RE = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 
 
-class RecordError(SvoiKozyriError, ValueError):
+class RecordError(MalformedError):
     """A game record is malformed, or its turns or result do not replay."""
 
 
@@ -117,35 +116,17 @@ def format_result_token(result: Result | None) -> str:
     """``loser B``, ``loser B action_cap``, ``draw last_card``, or ``*`` (unfinished)."""
     if result is None:
         return "*"
-    if result.loser is None:
-        return f"draw {result.reason}"
-    text = f"loser {seat_name(result.loser)}"
-    return text if result.reason == "out" else f"{text} {result.reason}"
+    return result.result()
 
 
 def _parse_result_words(words: Sequence[str], n: int) -> Result | None:
     """The result of a token such as ``['loser', 'B']``; raises ValueError."""
-    low = [w.lower() for w in words]
-    if low == ["*"]:
+    if [w.lower() for w in words] == ["*"]:
         return None
-    if len(low) == 2 and low[0] == "draw":
-        if low[1] not in ("last_card", "repetition", "action_cap"):
-            raise ValueError(
-                f"unknown draw reason {words[1]!r} (last_card, repetition or action_cap)"
-            )
-        return Result(None, low[1])
-    if len(low) in (2, 3) and low[0] == "loser":
-        seat = words[1].upper()
-        if len(seat) != 1 or seat not in SEAT_LETTERS[:n]:
-            raise ValueError(f"unknown loser {words[1]!r} (seats {', '.join(SEAT_LETTERS[:n])})")
-        reason = low[2] if len(low) == 3 else "out"
-        if reason not in ("out", "action_cap"):
-            raise ValueError(f"unknown loss reason {words[2]!r} (only action_cap)")
-        return Result(SEAT_LETTERS.index(seat), reason)
-    raise ValueError(
-        f"malformed result {' '.join(words)!r}: expected loser X, loser X action_cap, "
-        "draw REASON or *"
-    )
+    try:
+        return Result.parse(" ".join(words), n)
+    except MalformedError as e:
+        raise ValueError(f"{e} or *") from None
 
 
 # --------------------------------------------------------------------------- the record
@@ -176,6 +157,14 @@ class GameRecord:
     viewer: int | None = None
     lines: list[int] = field(default_factory=list, repr=False, compare=False)
     pending_seat: int | None = field(default=None, repr=False, compare=False)
+    #: Comments by position: key ``i`` holds the comments after the ``i``-th turn
+    #: (``0``: before the first).  Kept through a read and a write.
+    comments: dict[int, list[str]] = field(default_factory=dict, repr=False, compare=False)
+    #: Annotation glyphs or NAGs (``!``, ``?!``, ``$4``) of the ``i``-th turn (1-based).
+    annotations: dict[int, str] = field(default_factory=dict, repr=False, compare=False)
+    #: The ``{takes ...}`` comments read from a file, by turn (1-based): a record for
+    #: one viewer cannot be replayed to regenerate them, so they are kept as read.
+    takes: dict[int, str] = field(default_factory=dict, repr=False, compare=False)
 
     # -- building ----------------------------------------------------------------
 
@@ -418,10 +407,16 @@ def write_record(rec: GameRecord, viewer: int | None = None, *, comments: bool =
             tags.append((key, value))
     lines = [f'[{key} "{_quote(value)}"]' for key, value in tags]
     lines.append("")
+    lines += [_comment(c) for c in rec.comments.get(0, [])]
     for i, (seat, move) in enumerate(rec.moves):
         line = f"{i + 1}. {seat_name(seat)}: {move}"
-        if pickups and pickups[i]:
-            line += f" {{takes {pickups[i]}}}"
+        if i + 1 in rec.annotations:
+            line += f" {rec.annotations[i + 1]}"
+        took = pickups[i] if pickups else (rec.takes.get(i + 1, "") if comments else "")
+        if took:
+            line += f" {{takes {took}}}"
+        for c in rec.comments.get(i + 1, []):
+            line += " " + _comment(c)
         lines.append(line)
     if rec.pending is not None:
         who = rec.pending_seat if rec.pending_seat is not None else _pending_seat(rec)
@@ -430,6 +425,13 @@ def write_record(rec: GameRecord, viewer: int | None = None, *, comments: bool =
         )
     lines.append(format_result_token(rec.result))
     return "\n".join(lines) + "\n"
+
+
+def _comment(text: str) -> str:
+    """A comment as record text: ``{...}``, or ``; ...`` when it holds a ``}``."""
+    if "}" not in text:
+        return "{" + text + "}"
+    return "; " + " ".join(text.split())
 
 
 def _pending_seat(rec: GameRecord) -> int:
@@ -477,6 +479,10 @@ class _Token:
 _TAG_RE = re.compile(r'\[\s*([A-Za-z][A-Za-z0-9_]*)\s+"((?:[^"\\\n]|\\.)*)"\s*\]')
 _WORD_RE = re.compile(r"\d+\.|[A-Za-z]:|[^\s\[\]{};]+")
 _UNESCAPE = {"\\": "\\", '"': '"', "n": "\n", "r": "\r"}
+_TAKES_RE = re.compile(r"takes\s+(.+)", re.S)
+#: Move annotations, as in PGN: glyphs and numeric annotation glyphs ($N).
+_ANNOTATION_RE = re.compile(r"[!?]{1,2}|\$\d{1,3}")
+_GLUED_ANNOTATION_RE = re.compile(r"(.*[^!?])([!?]{1,2})")
 
 
 def _unquote(raw: str, line: int) -> str:
@@ -512,10 +518,12 @@ def _tokenize(text: str) -> list[_Token]:
             end = text.find("}", pos)
             if end < 0:
                 raise RecordError(f"line {line}: comment '{{' is never closed with '}}'")
+            tokens.append(_Token("comment", text[pos + 1 : end].strip(), line))
             line += text.count("\n", pos, end)
             pos = end + 1
         elif ch == ";":
             end = text.find("\n", pos)
+            tokens.append(_Token("comment", text[pos + 1 : size if end < 0 else end].strip(), line))
             pos = size if end < 0 else end
         elif ch == "[":
             m = _TAG_RE.match(text, pos)
@@ -544,13 +552,18 @@ def parse_records(text: str, *, check: bool = True) -> list[GameRecord]:
     i = 0
     while i < len(tokens):
         start = i
-        while i < len(tokens) and tokens[i].kind == "tag":
+        while i < len(tokens) and tokens[i].kind in ("tag", "comment"):
             i += 1
-        tags = tokens[start:i]
+        tags = [t for t in tokens[start:i] if t.kind == "tag"]
+        lead_comments = [t for t in tokens[start:i] if t.kind == "comment"]
+        if not tags and i >= len(tokens):
+            break  # only comments left
         j = i
-        while j < len(tokens) and tokens[j].kind == "word":
-            if _is_result_start(tokens, j):
+        while j < len(tokens) and tokens[j].kind in ("word", "comment"):
+            if tokens[j].kind == "word" and _is_result_start(tokens, j):
                 j = _result_end(tokens, j)
+                while j < len(tokens) and tokens[j].kind == "comment":
+                    j += 1  # comments after the result belong to this record
                 break
             j += 1
         else:
@@ -564,7 +577,7 @@ def parse_records(text: str, *, check: bool = True) -> list[GameRecord]:
                 f"line {tokens[j].line}: {tokens[j].text!r} after the result token; "
                 "a record ends with its result and the next one starts with its tags"
             )
-        recs.append(_build(tags, tokens[i:j], check))
+        recs.append(_build(tags, lead_comments + tokens[i:j], check))
         i = j
     return recs
 
@@ -588,7 +601,7 @@ def read_records(path: str | os.PathLike[str], *, check: bool = True) -> list[Ga
 
 def _is_result_start(tokens: list[_Token], j: int) -> bool:
     # "draw" and "loser" are never move words, so they always start the result.
-    return tokens[j].text.lower() in ("*", "loser", "draw")
+    return tokens[j].kind == "word" and tokens[j].text.lower() in ("*", "loser", "draw")
 
 
 def _result_end(tokens: list[_Token], j: int) -> int:
@@ -724,8 +737,24 @@ def _parse_movetext(rec: GameRecord, words: list[_Token], n: int) -> None:
     turn = 1
     while i < len(words):
         tok = words[i]
+        if tok.kind == "comment":
+            took = _TAKES_RE.fullmatch(tok.text)
+            last_pickup = bool(rec.moves) and rec.moves[-1][1].is_pickup
+            if took and last_pickup and len(rec.moves) not in rec.takes:
+                rec.takes[len(rec.moves)] = took.group(1)
+            else:
+                rec.comments.setdefault(len(rec.moves), []).append(tok.text)
+            i += 1
+            continue
+        if _ANNOTATION_RE.fullmatch(tok.text) and rec.moves:
+            rec.annotations[len(rec.moves)] = tok.text
+            i += 1
+            continue
         if _is_result_start(words, i):
-            res_words = [w.text for w in words[i:]]
+            res_words = [w.text for w in words[i:] if w.kind == "word"]
+            for w in words[i:]:
+                if w.kind == "comment":
+                    rec.comments.setdefault(len(rec.moves), []).append(w.text)
             try:
                 rec.result = _parse_result_words(res_words, n)
             except ValueError as e:
@@ -767,6 +796,9 @@ def _parse_movetext(rec: GameRecord, words: list[_Token], n: int) -> None:
                 f"line {line}, turn {turn}: expected a move (lead X, beat X lead Y, beat X, "
                 f"pickup), not {found!r}"
             )
+        glyph = _GLUED_ANNOTATION_RE.fullmatch(move_words[-1]) if move_words else None
+        if glyph and move_words[-1] != "?":  # "QS!" -> "QS" annotated "!"
+            move_words[-1] = glyph.group(1)
         if len(move_words) == 4 and move_words[3] == "?":
             try:
                 rec.pending = parse_card(move_words[1])
@@ -781,9 +813,127 @@ def _parse_movetext(rec: GameRecord, words: list[_Token], n: int) -> None:
         except IllegalMoveError as e:
             raise RecordError(f"line {line}, turn {turn}: {e}") from None
         rec.moves.append((seat, move))
+        if glyph and move_words[-1] != "?":
+            rec.annotations[len(rec.moves)] = glyph.group(2)
         rec.lines.append(line)
         turn += 1
     raise RecordError(
         f"line {words[-1].line if words else 0}: the turns end without a result token "
         "(loser X, draw REASON or *)"
     )
+
+
+# --------------------------------------------------------------------------- visiting
+
+
+SKIP = False
+"""Returned by :meth:`RecordVisitor.headers` to skip a record without parsing its turns."""
+
+
+class RecordVisitor:
+    """Walks the records of a large file without building what it does not need
+    (after ``chess.pgn``'s visitors).  :func:`visit_records` calls :meth:`headers`
+    with each record's tags, read without touching its turns; a false answer skips
+    the record, otherwise it is parsed (and checked) and given to :meth:`record`.
+    :meth:`result` is what :func:`visit_records` returns at the end.
+    """
+
+    def headers(self, tags: dict[str, str], line: int) -> bool:
+        """Called with a record's tags and first line; return :data:`SKIP` to skip it."""
+        return True
+
+    def record(self, rec: GameRecord) -> None:
+        """Called with each record that was not skipped."""
+
+    def result(self) -> object:
+        """The value :func:`visit_records` returns."""
+        return None
+
+
+class _Collect(RecordVisitor):
+    def __init__(self, keep: Callable[[dict[str, str]], bool] | None) -> None:
+        self.keep = keep
+        self.recs: list[GameRecord] = []
+
+    def headers(self, tags: dict[str, str], line: int) -> bool:
+        return self.keep is None or self.keep(tags)
+
+    def record(self, rec: GameRecord) -> None:
+        self.recs.append(rec)
+
+
+_TAG_LINE_RE = re.compile(r'\s*\[\s*([A-Za-z][A-Za-z0-9_]*)\s+"((?:[^"\\\n]|\\.)*)"\s*\]')
+
+
+def split_records(text: str) -> Iterator[tuple[int, str]]:
+    """The records of ``text`` as ``(first line, text)`` chunks, found by a fast line
+    scan (a record starts at a tag line that follows turns), without parsing them."""
+    start = 0
+    start_line = 1
+    in_turns = False
+    depth = 0
+    pos = 0
+    for number, raw in enumerate(text.splitlines(keepends=True), 1):
+        if depth == 0 and raw.lstrip().startswith("[") and in_turns:
+            yield start_line, text[start:pos]
+            start, start_line, in_turns = pos, number, False
+        stripped = raw.split(";", 1)[0] if depth == 0 else raw
+        depth = max(0, depth + stripped.count("{") - stripped.count("}"))
+        if depth == 0 and stripped.strip() and not stripped.lstrip().startswith("["):
+            in_turns = True
+        pos += len(raw)
+    if text[start:].strip():
+        yield start_line, text[start:]
+
+
+def visit_records(
+    source: str | os.PathLike[str], visitor: RecordVisitor, *, check: bool = True
+) -> object:
+    """Walk every record of the file ``source`` with ``visitor`` and return its
+    :meth:`~RecordVisitor.result`.  Skipped records cost one line scan; errors in
+    the records parsed name the file's line numbers."""
+    try:
+        text = Path(source).read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise RecordError(f"{source}: not UTF-8 text ({e.reason})") from None
+    for line, chunk in split_records(text):
+        tags: dict[str, str] = {}
+        for raw in chunk.splitlines():
+            m = _TAG_LINE_RE.match(raw)
+            if m is None:
+                if raw.strip() and not raw.lstrip().startswith(("{", ";")):
+                    break
+                continue
+            tags[m.group(1)] = _unquote(m.group(2), line)
+        if not visitor.headers(tags, line):
+            continue
+        # pad with newlines so that error messages name the file's lines
+        for rec in parse_records("\n" * (line - 1) + chunk, check=check):
+            visitor.record(rec)
+    return visitor.result()
+
+
+def read_headers(source: str | os.PathLike[str]) -> list[dict[str, str]]:
+    """The tags of every record of a file, without parsing any turns."""
+
+    class Headers(RecordVisitor):
+        def __init__(self) -> None:
+            self.found: list[dict[str, str]] = []
+
+        def headers(self, tags: dict[str, str], line: int) -> bool:
+            self.found.append(tags)
+            return SKIP
+
+    visitor = Headers()
+    visit_records(source, visitor)
+    return visitor.found
+
+
+def filter_records(
+    source: str | os.PathLike[str], keep: Callable[[dict[str, str]], bool], *, check: bool = True
+) -> list[GameRecord]:
+    """The records of a file whose tags ``keep`` accepts; the others are skipped
+    without being parsed."""
+    visitor = _Collect(keep)
+    visit_records(source, visitor, check=check)
+    return visitor.recs

@@ -9,12 +9,12 @@ per-bot statistics with confidence intervals, OpenSkill ratings and charts.
 
 from __future__ import annotations
 
+from .outcomes import HandOutcome
 from .stats import wilson_interval
 from .tournament import (
     ArenaError,
     ArenaReport,
     BotStats,
-    HandOutcome,
     round_robin_lineups,
     run_arena,
     run_round_robin,

@@ -17,12 +17,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from openskill.models import PlackettLuce
 
-if TYPE_CHECKING:
-    from .tournament import HandOutcome
+from .outcomes import HandOutcome
 
 
 def rate_outcomes(

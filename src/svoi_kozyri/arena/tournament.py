@@ -32,6 +32,8 @@ from typing import Any
 
 from ..bots.base import Agent, make_agent, play_out
 from ..core import Game, Rules, blind_owners, seat_name
+from .outcomes import HandOutcome
+from .ratings import rate_outcomes
 from .stats import wilson_interval
 
 Progress = Callable[[int], None]
@@ -39,37 +41,6 @@ Progress = Callable[[int], None]
 
 class ArenaError(RuntimeError):
     """A bot failed during an arena hand (the message names the deal and rotation)."""
-
-
-@dataclass(frozen=True)
-class HandOutcome:
-    """One hand played in the arena.
-
-    ``bots`` gives the bot spec sitting in each seat; ``loser`` (``None``: draw) and
-    ``outs`` (seats in the order they went out) are seat indices; ``turns`` counts
-    turn-level actions; ``reason`` is the engine's result reason (``out``,
-    ``last_card``, ``repetition``, ``action_cap``).
-    """
-
-    lineup: int
-    deal: int
-    rotation: int
-    dealer: int
-    bots: tuple[str, ...]
-    loser: int | None
-    outs: tuple[int, ...]
-    turns: int
-    reason: str
-
-    @property
-    def adjudicated(self) -> bool:
-        """True when a termination guard of SPEC D (not the play) ended the hand."""
-        return self.reason in ("repetition", "action_cap")
-
-    @property
-    def first_out(self) -> int | None:
-        """Seat of the first player out, if anyone went out."""
-        return self.outs[0] if self.outs else None
 
 
 @dataclass
@@ -417,8 +388,6 @@ def _run(
     names = list(dict.fromkeys(s for lu in lineups for s in lu))
     bots = _tally(names, outcomes, n)
     if round_robin:
-        from .ratings import rate_outcomes
-
         for name, (mu, sigma, ordinal) in rate_outcomes(names, outcomes).items():
             st = bots[name]
             st.mu, st.sigma, st.ordinal = mu, sigma, ordinal

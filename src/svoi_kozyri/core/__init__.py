@@ -10,7 +10,6 @@ from .cards import (
     SUIT_SYMBOLS,
     SUITS,
     Card,
-    CardError,
     CardSet,
     card,
     cards_of,
@@ -26,6 +25,18 @@ from .cards import (
     rank_of,
     suit_of,
 )
+from .errors import (
+    AmbiguousMoveError,
+    CardError,
+    HandOverError,
+    IllegalMoveError,
+    InvalidMoveError,
+    MalformedError,
+    PositionError,
+    RulesError,
+    SessionOverError,
+    SvoiKozyriError,
+)
 from .game import (
     BEAT_MOVES,
     FREE,
@@ -39,22 +50,18 @@ from .game import (
     RESPOND,
     SEAT_LETTERS,
     Game,
-    HandOverError,
-    IllegalMoveError,
     Move,
     Origin,
-    PositionError,
-    Result,
     State,
-    SvoiKozyriError,
     blind_owners,
     default_owners,
     parse_seat,
     seat_name,
 )
 from .observation import Observation, determinize, observe, sample_hands
-from .rules import Rules, RulesError
-from .session import HandRecord, Session, SessionOverError
+from .outcome import Outcome, Result, Termination
+from .rules import Rules
+from .session import HandRecord, Session
 
 __all__ = [
     "ALL_CARDS",
@@ -73,6 +80,7 @@ __all__ = [
     "SEAT_LETTERS",
     "SUITS",
     "SUIT_SYMBOLS",
+    "AmbiguousMoveError",
     "Card",
     "CardError",
     "CardSet",
@@ -80,9 +88,12 @@ __all__ = [
     "HandOverError",
     "HandRecord",
     "IllegalMoveError",
+    "InvalidMoveError",
+    "MalformedError",
     "Move",
     "Observation",
     "Origin",
+    "Outcome",
     "PositionError",
     "Result",
     "Rules",
@@ -91,6 +102,7 @@ __all__ = [
     "SessionOverError",
     "State",
     "SvoiKozyriError",
+    "Termination",
     "blind_owners",
     "card",
     "cards_of",

@@ -16,14 +16,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
+from .errors import CardError
+
 Card = int
 CardSet = int
 
 SUITS = "SHDC"
 SUIT_SYMBOLS = "♠♥♦♣"
-SUIT_NAMES = ("spades", "hearts", "diamonds", "clubs")
 RANKS = ("5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
-NUM_SUITS = 4
 NUM_RANKS = 10
 NUM_CARDS = 40
 
@@ -35,10 +35,6 @@ RANK_MASK: tuple[CardSet, ...] = tuple(
     sum(1 << (s * NUM_RANKS + r) for s in range(4)) for r in range(NUM_RANKS)
 )
 ALL_CARDS: CardSet = (1 << NUM_CARDS) - 1
-
-
-class CardError(ValueError):
-    """A card, suit or card list could not be parsed."""
 
 
 def card(suit: int, rank: int) -> Card:
@@ -157,8 +153,3 @@ def format_cards(cards: CardSet | Iterable[Card], *, unicode: bool = False) -> s
     """Format a set (in display order) or a sequence (in its order) of cards."""
     seq = display_order(cards) if isinstance(cards, int) else list(cards)
     return " ".join(format_card(c, unicode=unicode) for c in seq)
-
-
-def format_suits(mask: int) -> str:
-    """Format a bitmask of suit indices (bit ``s``) as suit letters, e.g. ``SC``."""
-    return "".join(SUITS[s] for s in range(4) if mask >> s & 1)

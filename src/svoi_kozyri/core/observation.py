@@ -16,26 +16,25 @@ hidden cards are spread uniformly over the hidden places with the right sizes.
 
 from __future__ import annotations
 
+import importlib
 import random
 from dataclasses import dataclass, field
 
 from .cards import Card, CardSet, cards_of
+from .errors import IllegalMoveError
 from .game import (
     FREE,
     OVER,
     PHASE_NAMES,
     RESPOND,
     Game,
-    IllegalMoveError,
     Move,
-    Result,
     State,
     check_move,
     decode_log_entry,
     moves_for,
-    parse_forgiving,
-    seat_name,
 )
+from .outcome import Result
 
 
 @dataclass(frozen=True)
@@ -119,16 +118,18 @@ class Observation:
         top = self.pile[-1] if self.pile else -1
         return moves_for(self.game, self.seat, self.hands[self.seat], top, self.phase)
 
-    def parse_move(self, text: object) -> Move:
-        """Parse the viewer's forgiving input (``6d qs``, ``10h``, ``p``) and check it is
-        legal for them now; raises :class:`IllegalMoveError` otherwise."""
-        if self.seat is None:
-            raise IllegalMoveError("a spectator cannot move")
-        if not self.my_turn:
-            who = "nobody" if self.to_act is None else seat_name(self.to_act)
-            raise IllegalMoveError(f"it is {who}'s turn, not {seat_name(self.seat)}'s")
-        top = self.pile[-1] if self.pile else -1
-        return parse_forgiving(self.game, self.seat, self.hands[self.seat], top, self.phase, text)
+    def __str__(self) -> str:
+        """A multi-line diagram of the table as this viewer sees it."""
+        from .diagram import diagram
+
+        return diagram(self)
+
+    def _repr_svg_(self) -> str:
+        """Jupyter shows an observation as the table its viewer sees
+        (:func:`svoi_kozyri.svg.position`)."""
+        # a lazy, dynamic import: the core never depends on its drawing layer
+        svg = importlib.import_module("svoi_kozyri.svg")
+        return str(svg.position(self))
 
     def check_move(self, move: object) -> None:
         """Raise :class:`IllegalMoveError` unless ``move`` is legal for the viewer now."""

@@ -19,6 +19,8 @@ import dataclasses
 from dataclasses import dataclass, fields
 from typing import Any
 
+from .errors import RulesError
+
 _CHOICES: dict[str, tuple[Any, ...]] = {
     "num_players": (2, 3, 4),
     "variant": ("standard", "besicovitch"),
@@ -44,10 +46,6 @@ _BOOLS = (
     "taker_leads_after_pickup",
     "besicovitch_draw_rule",
 )
-
-
-class RulesError(ValueError):
-    """An option has an invalid value or contradicts another option."""
 
 
 @dataclass(frozen=True)
@@ -136,6 +134,18 @@ class Rules:
             raise RulesError("taker_leads_after_pickup and after_pickup='free_lead' contradict")
         if self.pickup_rule != "fixed" and self.fixed_pickup_count != 3:
             raise RulesError("fixed_pickup_count applies only with pickup_rule='fixed'")
+        if self.num_players != 2 and self.trumps_per_player_2p != 2:
+            raise RulesError(
+                "trumps_per_player_2p applies only to two-player games "
+                f"(with {self.num_players} players each owns one suit)"
+            )
+        if self.own_suits_cross_beat and (self.num_players != 2 or self.trumps_per_player_2p != 2):
+            raise RulesError(
+                "own_suits_cross_beat applies only when a player owns two suits "
+                "(two players with trumps_per_player_2p=2)"
+            )
+        if self.reassign_each_hand and self.suit_assignment != "blind":
+            raise RulesError("reassign_each_hand applies only with suit_assignment='blind'")
         if self.points_on_draw and self.session_mode != "points":
             raise RulesError("points_on_draw applies only with session_mode='points'")
 

@@ -13,12 +13,10 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from .game import Game, PositionError, Result, State, blind_owners, seat_name
+from .errors import PositionError, SessionOverError
+from .game import Game, State, blind_owners, seat_name
+from .outcome import Outcome, Termination
 from .rules import Rules
-
-
-class SessionOverError(PositionError):
-    """A hand was recorded or dealt after the session ended."""
 
 
 @dataclass
@@ -28,7 +26,21 @@ class HandRecord:
     dealer: int
     loser: int | None
     first_out: int | None
-    reason: str = "out"
+    termination: Termination = Termination.OUT
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.termination, Termination):
+            self.termination = Termination.parse(str(self.termination))
+
+    @property
+    def reason(self) -> str:
+        """The termination's value, for old callers."""
+        return self.termination.value
+
+    @property
+    def outcome(self) -> Outcome:
+        """How the hand ended, as an :class:`Outcome`."""
+        return Outcome(self.loser, self.termination)
 
 
 @dataclass
@@ -124,7 +136,12 @@ class Session:
         pts = self.points
         return sorted(range(self.n), key=lambda i: (-pts[i], i))
 
-    def record(self, loser: int | None, first_out: int | None = None, reason: str = "out") -> None:
+    def record(
+        self,
+        loser: int | None,
+        first_out: int | None = None,
+        termination: Termination | str = Termination.OUT,
+    ) -> None:
         """Feed one hand's result (``loser=None`` for a draw) and rotate the deal."""
         if self.over:
             raise SessionOverError("the session is over")
@@ -133,7 +150,8 @@ class Session:
                 raise PositionError(f"seat {s} does not exist")
         if loser is not None and loser == first_out:
             raise PositionError("the loser cannot be the first player out")
-        self.hands.append(HandRecord(self._dealer, loser, first_out, reason))
+        term = Termination.parse(str(termination))
+        self.hands.append(HandRecord(self._dealer, loser, first_out, term))
         if self.rules.is_besicovitch:
             self._dealer = 1 - self._dealer
         elif loser is not None:
@@ -146,8 +164,8 @@ class Session:
         """Feed a finished hand."""
         if state.result is None:
             raise PositionError("the hand is not over")
-        r: Result = state.result
-        self.record(r.loser, state.first_out(), r.reason)
+        r: Outcome = state.result
+        self.record(r.loser, state.first_out(), r.termination)
 
     def new_hand(self, seed: int | random.Random | None = None) -> State:
         """Deal the next hand with the session's dealer from a seeded shuffle."""

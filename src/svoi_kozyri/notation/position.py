@@ -53,6 +53,7 @@ from ..core import (
     CardError,
     CardSet,
     Game,
+    MalformedError,
     Observation,
     PositionError,
     Result,
@@ -68,7 +69,6 @@ from ..core import (
 from ..core.rules import parse_option_value
 
 __all__ = [
-    "RESULT_REASONS",
     "format_cards_compact",
     "format_observation",
     "format_owners",
@@ -84,12 +84,6 @@ __all__ = [
 ]
 
 FIELD_NAMES = ("owners", "hands", "pile", "to_act", "mode", "outs", "discard", "turns", "rules")
-
-#: Reasons a finished hand can carry, per kind of result.
-RESULT_REASONS: dict[str, tuple[str, ...]] = {
-    "loser": ("out", "action_cap"),
-    "draw": ("last_card", "repetition", "action_cap"),
-}
 
 _CARD_RE = re.compile(r"(10|[5-9TJQKA])([SHDC♠♥♦♣])", re.IGNORECASE)
 _INT_RE = re.compile(r"[+-]?\d+")
@@ -278,30 +272,10 @@ def format_result(result: Result, sep: str = "=") -> str:
 def parse_result(text: str, n: int = 4) -> Result:
     """Inverse of :func:`format_result` (``=`` or spaces between the parts).
     Raises :class:`~svoi_kozyri.core.PositionError` for anything else."""
-    words = re.split(r"[=:\s]+", text.strip())
-    kind = words[0].lower() if words else ""
-    if kind == "draw" and len(words) == 2:
-        reason = words[1].lower()
-        if reason not in RESULT_REASONS["draw"]:
-            raise PositionError(
-                f"unknown draw reason {words[1]!r} ({', '.join(RESULT_REASONS['draw'])})"
-            )
-        return Result(None, reason)
-    if kind == "loser" and len(words) in (2, 3):
-        seat = words[1].upper()
-        if len(seat) != 1 or seat not in SEAT_LETTERS[:n]:
-            raise PositionError(
-                f"unknown loser seat {words[1]!r} (seats are {', '.join(SEAT_LETTERS[:n])})"
-            )
-        reason = words[2].lower() if len(words) == 3 else "out"
-        if reason not in RESULT_REASONS["loser"]:
-            raise PositionError(
-                f"unknown loss reason {words[2]!r} ({', '.join(RESULT_REASONS['loser'])})"
-            )
-        return Result(SEAT_LETTERS.index(seat), reason)
-    raise PositionError(
-        f"malformed result {text!r}: expected loser=B, loser=B:action_cap or draw=REASON"
-    )
+    try:
+        return Result.parse(text, n)
+    except MalformedError as e:
+        raise PositionError(str(e)) from None
 
 
 # --------------------------------------------------------------------------- position

@@ -153,7 +153,7 @@ def table_view(
             target=rules.loss_limit if mode == "losses" else rules.points_target,
             losses=sess.losses,
             points=sess.points,
-            hands=[result_view(Result(h.loser, h.reason)) for h in sess.hands],
+            hands=[result_view(h.outcome) for h in sess.hands],
             over=sess.over,
             winners=sess.winners,
             durak=sess.durak,

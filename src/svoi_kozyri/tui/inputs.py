@@ -1,7 +1,7 @@
 """Reading what a player types at the prompt: a move in forgiving notation, a
 menu number, or one of the table commands.
 
-Moves are parsed by the engine's own :meth:`State.parse_move` (``6d qs``,
+Moves are parsed by :func:`svoi_kozyri.notation.forgiving.parse_forgiving` (``6d qs``,
 ``10h``, ``p``, ``take``, strict ``beat 6D lead QS``) so the terminal accepts
 exactly what the rules accept, with the engine's specific error messages.  The
 parser gets only the player's :class:`Observation`: it rebuilds a state with the
@@ -26,6 +26,7 @@ from ..core import (
     format_card,
     parse_card,
 )
+from ..notation.forgiving import MOVE_WORDS, parse_forgiving
 
 #: Table commands and their aliases (the first spelling is the one shown in help).
 COMMANDS: dict[str, tuple[str, ...]] = {
@@ -96,14 +97,12 @@ def parse_input(obs: Observation, text: str, menu: Sequence[Move] = ()) -> Move 
                 f"{word!r} is not a card or command (cards: 10H, QS; p picks up; ? help)"
             )
     try:
-        return obs.parse_move(words)
+        return parse_forgiving(obs, words)
     except IllegalMoveError as e:
         raise InputError(_friendlier(str(e), obs)) from None
 
 
-_MOVE_WORDS = frozenset(
-    ("beat", "lead", "b", "l", "with", "p", "pickup", "pick", "up", "take", "refuse", "pass")
-)
+_MOVE_WORDS = MOVE_WORDS
 
 
 def _looks_like_card(word: str) -> bool:

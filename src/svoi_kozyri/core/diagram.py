@@ -1,0 +1,84 @@
+"""A multi-line text diagram of a hand, for ``str(state)`` and ``str(observation)``.
+
+Why: ``repr`` is one dense line for logs and tests; a person reading a state in a
+console or a notebook wants the table: one line per seat (own suits, hand, size,
+who acts), then the pile with its top card, then whose turn it is or how it ended.
+An observation's diagram shows only what its viewer may know: hidden cards are
+``##``, publicly known cards of a hidden hand are listed.
+
+>>> from svoi_kozyri import Game, Rules, observe
+>>> state = Game(Rules(num_players=2)).position({"A": "6S 7S", "B": "7H 8H"}, pile="9D",
+...                                            to_act="A", mode="respond")
+>>> print(state)
+  A  own ♠♥  7S 6S            2 cards  <- to act
+  B  own ♦♣  8H 7H            2 cards
+  pile: 9D  (1 card, top 9D)
+  A to act: beat the top card (then lead) or pick up
+>>> print(observe(state, 1))
+  A  own ♠♥  ## ##            2 cards  <- to act
+  B  own ♦♣  8H 7H            2 cards
+  pile: 9D  (1 card, top 9D)
+  A to act: beat the top card (then lead) or pick up
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .cards import SUIT_SYMBOLS, format_cards
+
+if TYPE_CHECKING:
+    from .observation import Observation
+    from .state import State
+
+_SEATS = "ABCD"
+_MODE_TEXT = (
+    "lead a card",
+    "beat the top card (then lead) or pick up",
+    "lead the second card of the turn",
+    "",
+)
+
+
+def diagram(view: State | Observation) -> str:
+    """The text diagram of a state (every hand) or an observation (its viewer's)."""
+    from .observation import Observation
+
+    game = view.game
+    n = game.n
+    if isinstance(view, Observation):
+        seen = [view.hands[i] | view.known[i] for i in range(n)]
+        sizes = list(view.hand_sizes)
+        pile = list(view.pile)
+        to_act = view.to_act
+        phase = view.phase
+    else:
+        seen = list(view.hands)
+        sizes = [h.bit_count() for h in view.hands]
+        pile = view.pile_cards()
+        to_act = view.to_act
+        phase = view.phase
+    outs = {seat: kind for seat, kind in view.outs}
+    lines = []
+    for seat in range(n):
+        own = "".join(SUIT_SYMBOLS[s] for s in range(4) if game.owners[seat] >> s & 1)
+        shown = format_cards(seen[seat])
+        hidden = sizes[seat] - seen[seat].bit_count()
+        cards = " ".join([shown] * bool(shown) + ["##"] * hidden) or "-"
+        size = f"{sizes[seat]} card{'s' * (sizes[seat] != 1)}"
+        extra = ""
+        if seat == to_act:
+            extra = "  <- to act"
+        elif seat in outs:
+            extra = f"  out on a {outs[seat]}"
+        lines.append(f"  {_SEATS[seat]}  own {own:<3} {cards:<16} {size:>7}{extra}")
+    if pile:
+        count = f"{len(pile)} card{'s' * (len(pile) != 1)}"
+        lines.append(f"  pile: {format_cards(pile)}  ({count}, top {format_cards([pile[-1]])})")
+    else:
+        lines.append("  pile: empty")
+    if view.result is not None:
+        lines.append(f"  over: {view.result}")
+    elif to_act is not None:
+        lines.append(f"  {_SEATS[to_act]} to act: {_MODE_TEXT[phase]}")
+    return "\n".join(lines)
