@@ -170,3 +170,24 @@ def test_rate_move_proves_open_positions_and_estimates_hidden_ones() -> None:
     assert not r.proven and r.samples >= 8
     with pytest.raises(ValueError):
         rate_move(obs, Move.parse("beat AH"))
+
+
+def test_the_terminal_hint_carries_the_rating() -> None:
+    import io
+
+    from svoi_kozyri.tui.play import TableSetup, TerminalGame, make_seats
+    from svoi_kozyri.tui.prompter import StreamPrompter
+    from svoi_kozyri.tui.render import make_console
+
+    setup = TableSetup(
+        Rules(num_players=4), make_seats(["human", "random", "random", "random"]), seed=4
+    )
+    game = TerminalGame(setup, make_console(file=io.StringIO()), StreamPrompter(io.StringIO()))
+    obs = observe(e12_start(), 1)  # open: B beats KH and goes out, D is the durak
+    assert "Hint (" in game.hint(obs)
+    line = game.hint_rating(obs)
+    assert line.startswith("  Rating: proven ")
+    hidden = Game(Rules(num_players=4)).new_hand(0, 2)
+    hobs = observe(hidden, hidden.to_act_seat)
+    game.hint(hobs)
+    assert "estimated" in game.hint_rating(hobs)
