@@ -4,6 +4,7 @@ sound bounds under a budget, proven wins are converted, and the CLI."""
 from __future__ import annotations
 
 import random
+import zlib
 
 import pytest
 from typer.testing import CliRunner
@@ -112,7 +113,7 @@ def _rules_id(g: Game) -> str:
 def test_values_and_optimal_moves_agree_under_every_option(game: Game) -> None:
     """Per rules option: the value and the *set* of optimal moves agree with the
     exhaustive reference, and the move the solver picks is one of them."""
-    rng = random.Random(hash(str(game.rules.to_dict())) & 0xFFFF)
+    rng = random.Random(zlib.crc32(str(game.rules.to_dict()).encode()))
     seen = {-1: 0, 0: 0, 1: 0}
     solver = Solver()
     for i in range(80):
