@@ -29,6 +29,7 @@ COMPILED = [
     "src/svoi_kozyri/bots/search/ismcts.py",
     "src/svoi_kozyri/bots/search/pimc.py",
     "src/svoi_kozyri/bots/search/solver.py",
+    "src/svoi_kozyri/bots/search/alphabeta.py",
 ]
 
 

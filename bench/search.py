@@ -8,7 +8,7 @@ pure-Python build of the same sources (a copy without the compiled modules) in
 the same run and prints the ratio, so the figure does not depend on the machine::
 
     .venv/bin/python bench/search.py --part ismcts --seconds 4 --reference
-    .venv/bin/python bench/search.py --part solver --cards 12 16 20 --positions 9
+    .venv/bin/python bench/search.py --part solver --cards 12 16 20 24 28 --positions 10 --limit 30
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 
 import svoi_kozyri
+from svoi_kozyri.bots.search.alphabeta import AlphaBetaSolver
 from svoi_kozyri.bots.search.common import Budget, policy
 from svoi_kozyri.bots.search.ismcts import ISMCTS
 from svoi_kozyri.bots.search.pimc import pimc_values
@@ -77,44 +78,59 @@ def bench_pimc(seconds: float) -> None:
 
 
 def random_two_player(rng: random.Random, game: Game, cards: int) -> State:
-    """A random two-player position with ``cards`` cards left (hands and pile)."""
+    """A random two-player position with ``cards`` cards left (hands and pile): a
+    pile of 0..8 cards (at most ``cards - 2``), the rest dealt alternately, the
+    player to act at random (a pile means the player to act faces its top)."""
     deck = cards_of(game.deck)
     rng.shuffle(deck)
     cs = deck[:cards]
+    k = rng.randint(0, min(8, cards - 2))
+    pile = cs[:k]
     hands = [0, 0]
-    pile: list[int] = []
-    k = max(2, cards // 4) if cards > 4 else 0
-    for i, c in enumerate(cs):
-        if i < k and i >= 2:
-            pile.append(c)
-        else:
-            hands[i % 2] |= 1 << c
+    for i, c in enumerate(cs[k:]):
+        hands[i % 2] |= 1 << c
     mode = "respond" if pile else "free"
     return game.position(hands, pile, rng.randrange(2), mode, [])
 
 
-def bench_solver(cards_list: list[int], positions: int, limit: float) -> None:
-    """Median time to solve random two-player positions (a cap of ``limit`` s each)."""
+def bench_solver(cards_list: list[int], positions: int, limit: float, baseline: bool) -> None:
+    """Share of random two-player positions (default rules) proven within 1 s and
+    within ``limit`` s of CPU time (one core), and the median CPU time (an
+    unproven position counts as longer than ``limit``)."""
     game = Game(Rules(num_players=2))
-    rng = random.Random(12345)
-    for cards in cards_list:
-        times = []
-        nodes = 0
-        spent = 0.0
-        solved = 0
-        for _ in range(positions):
-            s = random_two_player(rng, game, cards)
-            res = Solver().solve(s, limit)
-            times.append(res.seconds if res.proven else float("inf"))
-            nodes += res.nodes
-            spent += res.seconds
-            solved += res.proven
-        med = statistics.median(times)
-        med_txt = f"{med:.3f} s" if med != float("inf") else f"> {limit:g} s"
-        print(
-            f"solver {cards} cards: median {med_txt}, solved {solved}/{positions} within "
-            f"{limit:g} s, {nodes / spent:.0f} nodes/s"
-        )
+    kinds: list[tuple[str, type[Solver] | type[AlphaBetaSolver]]] = [("solver", Solver)]
+    if baseline:
+        kinds.append(("alpha-beta baseline", AlphaBetaSolver))
+    for name, kind in kinds:
+        rng = random.Random(12345)
+        for cards in cards_list:
+            times = []
+            nodes = 0
+            spent = 0.0
+            values = {-1: 0, 0: 0, 1: 0}
+            for _ in range(positions):
+                s = random_two_player(rng, game, cards)
+                solver = kind()
+                solver.clock = time.process_time
+                t0 = time.process_time()
+                res = solver.solve(s, limit)
+                dt = time.process_time() - t0
+                times.append(dt if res.proven else float("inf"))
+                nodes += res.nodes
+                spent += dt
+                if res.value is not None:
+                    values[res.value] += 1
+            med = statistics.median(times)
+            med_txt = f"{med:.3f} s" if med != float("inf") else f"> {limit:g} s"
+            in1 = sum(t <= 1.0 for t in times)
+            inl = sum(t <= limit for t in times)
+            print(
+                f"{name} {cards} cards: proven {in1}/{positions} within 1 s, "
+                f"{inl}/{positions} within {limit:g} s; median {med_txt}; "
+                f"wins/draws/losses {values[1]}/{values[0]}/{values[-1]}; "
+                f"{nodes / max(spent, 1e-9):.0f} nodes/s (CPU seconds, one core)",
+                flush=True,
+            )
 
 
 def _ismcts_figures(out: str) -> dict[str, float]:
@@ -146,8 +162,9 @@ def main() -> None:
     ap.add_argument("--part", choices=["all", "ismcts", "pimc", "solver"], default="all")
     ap.add_argument("--seconds", type=float, default=8.0, help="time per sampling benchmark")
     ap.add_argument("--cards", type=int, nargs="+", default=[12, 16, 20])
-    ap.add_argument("--positions", type=int, default=7, help="positions per card count")
-    ap.add_argument("--limit", type=float, default=5.0, help="solver cap per position (s)")
+    ap.add_argument("--positions", type=int, default=10, help="positions per card count")
+    ap.add_argument("--limit", type=float, default=30.0, help="solver cap per position (CPU s)")
+    ap.add_argument("--baseline", action="store_true", help="also run the old alpha-beta solver")
     ap.add_argument(
         "--reference",
         action="store_true",
@@ -166,7 +183,7 @@ def main() -> None:
     if a.part in ("all", "pimc"):
         bench_pimc(a.seconds)
     if a.part in ("all", "solver"):
-        bench_solver(a.cards, a.positions, a.limit)
+        bench_solver(a.cards, a.positions, a.limit, a.baseline)
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from svoi_kozyri.bots.analysis import (
@@ -12,7 +13,9 @@ from svoi_kozyri.bots.analysis import (
     _clearly_worse,
     analyse_position,
     analyse_record,
+    rate_move,
 )
+from svoi_kozyri.bots.rating import Rating, format_rating
 from svoi_kozyri.cli.main import app
 from svoi_kozyri.core import Game, Move, Rules, State, observe
 from svoi_kozyri.records import GameRecord, write_record
@@ -103,3 +106,88 @@ def test_analyse_cli(tmp_path: Path) -> None:
     assert bad.exit_code == 2 and "missing.txt: no such file" in bad.output
     bad = CliRunner().invoke(app, ["analyse", str(path), "--seat", "Z"])
     assert bad.exit_code == 2
+
+
+# --------------------------------------------------------------------------- ratings
+
+
+def test_an_unproven_rating_never_prints_as_a_certainty() -> None:
+    for mean in (1.0, 0.999, 0.0, 0.001):
+        for n in (1, 10, 400, 100_000):
+            text = format_rating(Rating.estimate(mean, n, "pimc"))
+            assert text.startswith("estimated "), text
+            point = text.split("(")[0]
+            assert "100 %" not in point and " 0 %" not in point, text
+            assert f"{n} samples" in text and "95 % interval" in text
+    assert format_rating(Rating.estimate(1.0, 50, "pimc")).startswith("estimated >99 %")
+    assert format_rating(Rating.exact(1)) == "proven win"
+    assert format_rating(Rating.exact(0)) == "proven draw"
+    assert format_rating(Rating.exact(-1)) == "proven loss"
+
+
+def test_estimates_carry_an_interval_inside_the_proven_bounds() -> None:
+    r = Rating.estimate(0.62, 400, "pimc")
+    assert not r.proven and r.value is None
+    assert r.low < 0.62 < r.high and r.high - r.low < 0.1
+    wide = Rating.estimate(0.62, 20, "pimc")
+    assert wide.high - wide.low > r.high - r.low
+    # the solver proved at least a draw: the estimate cannot fall below one half
+    b = Rating.estimate(0.2, 100, "pimc", bound_lo=0)
+    assert b.score >= 0.5 and b.low >= 0.5
+    assert format_rating(b).startswith("at least a draw (proven); estimated")
+    assert format_rating(Rating.estimate(0.9, 100, "pimc", bound_hi=0)).startswith(
+        "at best a draw (proven)"
+    )
+    assert Rating.estimate(0.5, 100, "pimc", 1, 1) == Rating.exact(1)
+    with pytest.raises(ValueError):
+        Rating.exact(2)
+
+
+def test_hidden_position_ratings_say_they_are_estimates() -> None:
+    s = Game(Rules(num_players=4)).new_hand(0, 3)
+    obs = observe(s, s.to_act_seat)
+    for r in analyse_position(obs, iterations=200, seed=1):
+        text = r.describe()
+        assert "estimated" in text and "samples" in text and "proven" not in text
+        assert r.as_rating().low <= r.score <= r.as_rating().high
+
+
+def test_rate_move_proves_open_positions_and_estimates_hidden_ones() -> None:
+    g = Game(Rules(num_players=4))
+    s = g.position(
+        {"A": "", "B": "KH", "C": "", "D": "AH"},
+        "7C 9C 10H",
+        "B",
+        "respond",
+        [("A", "lead"), ("C", "lead")],
+    )
+    obs = observe(s, 1)
+    assert rate_move(obs, Move.parse("beat KH")) == Rating.exact(1)
+    assert rate_move(obs, Move.parse("pickup")) == Rating.exact(-1)
+    h = Game(Rules(num_players=4)).new_hand(0, 5)
+    hobs = observe(h, h.to_act_seat)
+    r = rate_move(hobs, hobs.legal_moves()[0], budget_ms=50)
+    assert not r.proven and r.samples >= 8
+    with pytest.raises(ValueError):
+        rate_move(obs, Move.parse("beat AH"))
+
+
+def test_the_terminal_hint_carries_the_rating() -> None:
+    import io
+
+    from svoi_kozyri.tui.play import TableSetup, TerminalGame, make_seats
+    from svoi_kozyri.tui.prompter import StreamPrompter
+    from svoi_kozyri.tui.render import make_console
+
+    setup = TableSetup(
+        Rules(num_players=4), make_seats(["human", "random", "random", "random"]), seed=4
+    )
+    game = TerminalGame(setup, make_console(file=io.StringIO()), StreamPrompter(io.StringIO()))
+    obs = observe(e12_start(), 1)  # open: B beats KH and goes out, D is the durak
+    assert "Hint (" in game.hint(obs)
+    line = game.hint_rating(obs)
+    assert line.startswith("  Rating: proven ")
+    hidden = Game(Rules(num_players=4)).new_hand(0, 2)
+    hobs = observe(hidden, hidden.to_act_seat)
+    game.hint(hobs)
+    assert "estimated" in game.hint_rating(hobs)

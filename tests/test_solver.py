@@ -4,10 +4,12 @@ sound bounds under a budget, proven wins are converted, and the CLI."""
 from __future__ import annotations
 
 import random
+import zlib
 
 import pytest
 from typer.testing import CliRunner
 
+from svoi_kozyri.bots.search.alphabeta import AlphaBetaSolver
 from svoi_kozyri.bots.search.solver import (
     Solver,
     exhaustive_value,
@@ -16,7 +18,7 @@ from svoi_kozyri.bots.search.solver import (
     value_text,
 )
 from svoi_kozyri.cli.main import app
-from svoi_kozyri.core import Game, Rules, State, observe
+from svoi_kozyri.core import Game, Move, Rules, State, observe
 from svoi_kozyri.core.cards import cards_of
 from svoi_kozyri.notation.position import format_position
 
@@ -28,6 +30,25 @@ GAMES = [
     Game(Rules(num_players=4, draw_rule="any_last_card")),
     Game(Rules(variant="besicovitch", taker_leads_after_pickup=True, besicovitch_draw_rule=True)),
     Game(Rules(num_players=4, after_pickup="free_lead")),
+]
+
+#: Every rules option that changes open play, each in a game of its own (the
+#: two-player game with two suits each, unless the option belongs elsewhere).
+OPTION_GAMES = [
+    Game(Rules(num_players=2, own_suits_cross_beat=True)),
+    Game(Rules(num_players=2, pickup_rule="fixed", fixed_pickup_count=2)),
+    Game(Rules(num_players=2, pickup_rule="whole_pile")),
+    Game(Rules(num_players=2, draw_rule="none")),
+    Game(Rules(num_players=2, draw_rule="any_last_card")),
+    Game(Rules(num_players=2, equal_rank_beats="also")),
+    Game(Rules(num_players=2, equal_rank_beats="only")),
+    Game(Rules(num_players=2, after_pickup="free_lead")),
+    Game(Rules(num_players=2, trumps_per_player_2p=1)),
+    Game(Rules(num_players=3, draw_rule="none", pickup_rule="fixed", fixed_pickup_count=4)),
+    Game(Rules(num_players=4, defence_out_pile="discard", free_lead_after_defence_out=False)),
+    Game(Rules(variant="besicovitch", deck_size=24)),
+    Game(Rules(variant="besicovitch", deck_size=36, besicovitch_first_leader="non_dealer")),
+    Game(Rules(variant="besicovitch", deck_size=40, taker_leads_after_pickup=True)),
 ]
 
 
@@ -65,6 +86,70 @@ def test_agrees_with_exhaustive_search_on_many_small_positions() -> None:
         assert res.value == ref, (i, s)
         seen[ref] += 1
     assert min(seen.values()) > 100  # wins, draws and losses all occur
+
+
+def _reference_moves(s: State) -> dict[str, int]:
+    """Each legal move's exact value for the mover, by the exhaustive reference."""
+    out = {}
+    me = s.to_act_seat
+    for m in s.legal_moves():
+        c = s.copy()
+        c.push_unchecked(m)
+        if c.is_over:
+            r = c.result
+            assert r is not None
+            out[str(m)] = 0 if r.loser is None else (-1 if r.loser == me else 1)
+        else:
+            v = exhaustive_value(c)
+            out[str(m)] = v if c.to_act_seat == me else -v
+    return out
+
+
+def _rules_id(g: Game) -> str:
+    return str(g.rules.to_dict(only_changed=True))
+
+
+@pytest.mark.parametrize("game", OPTION_GAMES, ids=_rules_id)
+def test_values_and_optimal_moves_agree_under_every_option(game: Game) -> None:
+    """Per rules option: the value and the *set* of optimal moves agree with the
+    exhaustive reference, and the move the solver picks is one of them."""
+    rng = random.Random(zlib.crc32(str(game.rules.to_dict()).encode()))
+    seen = {-1: 0, 0: 0, 1: 0}
+    solver = Solver()
+    for i in range(80):
+        s = random_open(rng, game, rng.randint(3, 7))
+        ref = _reference_moves(s)
+        best = max(ref.values())
+        res = solver.solve(s, None)
+        assert res.proven and res.value == best, (i, s, ref, res)
+        assert res.move is not None and ref[str(res.move)] == best, (i, s, ref, res.move)
+        got = {str(m): v for m, v in solver.move_values(s, None)}
+        assert got == ref, (i, s)
+        seen[best] += 1
+    assert seen[1] > 5 and seen[-1] + seen[0] > 5, seen
+
+
+def test_alphabeta_baseline_agrees_too() -> None:
+    rng = random.Random(11)
+    for i in range(300):
+        s = random_open(rng, GAMES[i % len(GAMES)], rng.randint(3, 7))
+        assert AlphaBetaSolver().solve(s, None).value == exhaustive_value(s), (i, s)
+
+
+def test_larger_positions_agree_with_the_alphabeta_baseline() -> None:
+    """Nine- and ten-card positions, beyond the exhaustive reference: the two
+    independent searches agree where both finish within a second."""
+    rng = random.Random(12)
+    game = Game(Rules(num_players=2))
+    both = 0
+    for i in range(8):
+        s = random_open(rng, game, rng.randint(9, 10))
+        a = Solver().solve(s, 1.0)
+        b = AlphaBetaSolver().solve(s, 1.0)
+        if a.proven and b.proven:
+            both += 1
+            assert a.value == b.value, (i, s)
+    assert both >= 3
 
 
 def test_shared_table_agrees_too() -> None:
@@ -189,3 +274,75 @@ def test_solve_cli() -> None:
     assert bad.exit_code == 2 and "not an open position" in bad.output
     bad = CliRunner().invoke(app, ["solve", "nonsense"])
     assert bad.exit_code == 2
+
+
+def _repetition_seeker(s: State, rng: random.Random) -> Move:
+    """A defender that plays for the threefold draw: it goes out if it can, else
+    it moves to the position this hand has seen most often."""
+    scored = []
+    for m in s.legal_moves():
+        c = s.copy()
+        c.push_unchecked(m)
+        if c.is_over:
+            r = c.result
+            assert r is not None
+            score = -1 if r.loser == s.to_act_seat else 1000
+        else:
+            score = c.repetition_count()
+        scored.append((score, rng.random(), m))
+    return max(scored, key=lambda t: (t[0], t[1]))[2]
+
+
+def test_proven_wins_are_converted_under_the_real_guards() -> None:
+    """Positions reached after random play, so the hand's history already holds
+    repeated positions: a proven win played out by the solver against a
+    defender that seeks the threefold repetition always ends with the defender
+    as the durak (the engine's own repetition rule and action cap apply)."""
+    rng = random.Random(21)
+    wins = with_history = 0
+    for i in range(1500):
+        game = GAMES[i % len(GAMES)]
+        s = random_open(rng, game, rng.randint(4, 7))
+        for _ in range(rng.randint(4, 40)):
+            if s.is_over:
+                break
+            s.push(rng.choice(s.legal_moves()))
+        if s.is_over or not is_open(s):
+            continue
+        solver = Solver()
+        if solver.solve(s, 5.0).value != 1:
+            continue
+        wins += 1
+        with_history += bool(solver._danger)
+        me = s.to_act_seat
+        while not s.is_over:
+            if s.to_act_seat == me:
+                move = solver.solve(s, 5.0).move
+                assert move is not None
+            else:
+                move = _repetition_seeker(s, rng)
+            s.push(move)
+        assert s.result is not None
+        assert s.result.loser is not None and s.result.loser != me, (i, s.result)
+    assert wins > 40 and with_history >= 5, (wins, with_history)
+
+
+def test_a_position_repeated_twice_already_counts_as_a_draw() -> None:
+    """SPEC E19's cycle: once the start position has occurred twice, entering it
+    again ends the hand, and the solver knows it."""
+    g = Game(Rules(num_players=2))
+    s = g.position({"A": "KS 7H", "B": "9H 6H QD 8C"}, "", "A", "free")
+    cycle = ["lead 7H", "beat 9H lead 8C", "pickup", "lead 6H", "beat 9H lead 8C"]
+    for m in cycle:
+        s.push(m)
+    # B to act: refusing returns to the start for the second time
+    s.push("pickup")
+    assert s.repetition_count() == 2 and not s.is_over
+    for m in cycle:
+        s.push(m)
+    solver = Solver()
+    res = solver.solve(s, None)
+    assert res.proven and solver._danger
+    # B's refusal would make the start position occur a third time: a draw now
+    vals = {str(m): v for m, v in solver.move_values(s, None)}
+    assert vals["pickup"] == 0

@@ -7,11 +7,17 @@ other hands; a hint that peeked would be cheating.
 
 * In an open position (only two players hold cards, the viewer one of them)
   every move gets its **proven** value from the exact solver: win, draw or loss,
-  shown as 1, ½ and 0 on the same scale as the estimates.
+  shown as 1, ½ and 0 on the same scale as the estimates.  A move the solver
+  cannot settle in its share of the budget keeps the bounds it did prove ("at
+  least a draw") and gets an estimate inside them.
 * Otherwise every legal move is rated by sampling deals consistent with the
-  observation and playing each move out with the heuristic bot in each sampled
-  deal (PIMC with common deals, so moves are compared on the same deals).  The
-  rating is the estimated chance of **not being the durak** (a draw counts ½).
+  observation and playing each move out in each sampled deal (PIMC with common
+  deals, so moves are compared on the same deals): the heuristic bot plays, and
+  every rollout that reaches an open endgame of at most ``ENDGAME_CARDS`` cards
+  is scored by the exact solver instead of being played out.  The rating is the
+  estimated chance of **not being the durak** (a draw counts ½), with its sample
+  count and 95 % interval (:class:`~.rating.Rating`); it is never shown as a
+  certainty (:func:`~.rating.format_rating`).
 * A record is analysed turn by turn for one seat: a turn is flagged when the
   move played is rated clearly below the best move (by ``threshold``, or any
   proven drop).
@@ -21,13 +27,22 @@ from __future__ import annotations
 
 import math
 import random
+import time
 from dataclasses import dataclass
 from typing import Any
 
-from ..core import Move, Observation, State, observe, seat_name
-from .search.common import Budget, check_observation, policy
+from ..core import Move, Observation, State, determinize, observe, seat_name
+from .rating import Rating, format_rating
+from .search.common import Budget, check_observation, policy, rollout
 from .search.pimc import pimc_values
-from .search.solver import Solver, open_state, value_text
+from .search.solver import Solver, open_state
+
+#: Rollouts reaching an open endgame of at most this many cards (hands and pile)
+#: are scored by the exact solver (which settles them in milliseconds).
+ENDGAME_CARDS = 8
+
+#: What produced an estimate, as :func:`format_rating` names it.
+ESTIMATE_SOURCE = f"pimc, heuristic rollouts, solved endgames <= {ENDGAME_CARDS} cards"
 
 
 @dataclass(frozen=True)
@@ -40,12 +55,24 @@ class MoveRating:
     score: float
     proven: bool
     samples: int
+    rating: Rating | None = None
+
+    def as_rating(self) -> Rating:
+        """The full rating (built from the plain fields when none was attached)."""
+        if self.rating is not None:
+            return self.rating
+        if self.proven:
+            return Rating.exact(round(self.score * 2) - 1)
+        return Rating.estimate(self.score, self.samples, "estimate")
 
     def describe(self) -> str:
-        """Human wording, e.g. ``beat 6D lead QS: 72% (120 samples)``."""
-        if self.proven:
-            return f"{self.move}: {value_text(round(self.score * 2) - 1)} (proven)"
-        return f"{self.move}: {self.score:.0%} ({self.samples} samples)"
+        """Human wording by :func:`~.rating.format_rating`, e.g. ``beat KH: proven
+        win`` or ``pickup: estimated 40 % (95 % interval 31-50 %, 100 samples, ...)``."""
+        return f"{self.move}: {format_rating(self.as_rating())}"
+
+
+def _rated(move: Move, r: Rating) -> MoveRating:
+    return MoveRating(move, r.score, r.proven, r.samples, r)
 
 
 def analyse_position(
@@ -65,19 +92,70 @@ def analyse_position(
     solver = solver or Solver()
     rng = random.Random(seed)
     full = open_state(obs)
-    out: list[MoveRating] = []
+    bounds: dict[Move, tuple[int, int]] = {}
     if full is not None:
         limit = None if budget_ms is None else budget_ms / 2000.0
-        proven = solver.move_values(full, limit)
-        if all(v is not None for _, v in proven):
-            out = [MoveRating(m, (v + 1) / 2, True, 0) for m, v in proven if v is not None]
+        for m, res in solver.move_bounds(full, limit):
+            bounds[m] = (res.lo, res.hi)
+        if all(lo == hi for lo, hi in bounds.values()):
+            out = [_rated(m, Rating.exact(lo)) for m, (lo, _hi) in bounds.items()]
             return sorted(out, key=lambda r: -r.score)
     budget = Budget(iterations, None if iterations is not None else budget_ms)
     if budget.iterations is None and budget.ms is None:
         budget = Budget(iterations=200 * len(obs.legal_moves()))
-    vals = pimc_values(obs, budget, rng, policy(rollout), solver, 6)
-    out = [MoveRating(m, v, False, n) for m, v, n in vals if n]
+    vals = pimc_values(obs, budget, rng, policy(rollout), solver, ENDGAME_CARDS)
+    out = []
+    for m, v, n in vals:
+        lo, hi = bounds.get(m, (-1, 1))
+        if n or lo == hi:
+            out.append(_rated(m, Rating.estimate(v, n, ESTIMATE_SOURCE, lo, hi)))
     return sorted(out, key=lambda r: -r.score)
+
+
+def rate_move(
+    obs: Observation,
+    move: Move,
+    budget_ms: float = 300.0,
+    seed: int | None = 0,
+    solver: Solver | None = None,
+) -> Rating:
+    """Rate one legal ``move`` of the viewer (the hint's move) within ``budget_ms``.
+
+    In an open position the exact solver settles the position after the move (or
+    proves bounds); otherwise, or if it is not settled, the move is played out
+    over sampled deals as in :func:`analyse_position` (heuristic rollouts, solved
+    endgames), so the rating carries its sample count and interval."""
+    check_observation(obs)
+    if move not in obs.legal_moves():
+        raise ValueError(f"{move} is not a legal move here")
+    t0 = time.perf_counter()
+    solver = solver or Solver()
+    rng = random.Random(seed)
+    seat = obs.seat
+    assert seat is not None
+    lo, hi = -1, 1
+    full = open_state(obs)
+    if full is not None:
+        child = full.copy()
+        child.push_unchecked(move)
+        if child.is_over:
+            r = child.result
+            assert r is not None
+            return Rating.exact(0 if r.loser is None else (-1 if r.loser == seat else 1))
+        res = solver.solve(child, budget_ms / 2000.0)
+        lo, hi = (res.lo, res.hi) if child.to_act_seat == seat else (-res.hi, -res.lo)
+        if lo == hi:
+            return Rating.exact(lo)
+    deadline = t0 + budget_ms / 1000.0
+    pol = policy("heuristic")
+    total = 0.0
+    n = 0
+    while n < 10_000 and (n < 8 or time.perf_counter() < deadline):
+        s = determinize(obs, rng)
+        s.push_unchecked(move)
+        total += rollout(s, rng, pol, solver, ENDGAME_CARDS)[seat]
+        n += 1
+    return Rating.estimate(total / n, n, ESTIMATE_SOURCE, lo, hi)
 
 
 @dataclass(frozen=True)

@@ -52,8 +52,8 @@ def solve(
     typer.echo(f"line: {' ; '.join(str(m) for m in res.pv) or '-'}")
     typer.echo(f"nodes {res.nodes}, depth {res.depth}, {res.seconds:.2f} s")
     if moves:
-        for m, v in solver.move_values(state, time):
-            typer.echo(f"  {m}: {value_text(v)}")
+        for m, r in solver.move_bounds(state, time):
+            typer.echo(f"  {m}: {value_text(r.value, r.lo, r.hi)}")
 
 
 def analyse(

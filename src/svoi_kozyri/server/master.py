@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..bots.base import make_agent
-from ..core import observe
+from ..core import Move, Observation, observe
 from .bot_runner import BotRunner
 from .db import Store, StoredTable
 from .live import LiveTable
@@ -96,9 +96,13 @@ class TableMaster:
             return
         version = live.game.version
         agent = make_agent(self.bots.default, seed=self.rng.randrange(1 << 30))
-        move = await asyncio.to_thread(agent.choose, observe(st, seat))
+        obs = observe(st, seat)
+        move = await asyncio.to_thread(agent.choose, obs)
+        rating = await asyncio.to_thread(_hint_rating, obs, move)
         if live.game.version == version:
-            conn.send(ServerHint(move=str(move), bot=self.bots.default).model_dump_json())
+            conn.send(
+                ServerHint(move=str(move), bot=self.bots.default, rating=rating).model_dump_json()
+            )
 
     # -- changes -------------------------------------------------------------------
 
@@ -167,3 +171,12 @@ class TableMaster:
         paused = self.scheduler.paused(live)
         view = table_view(game, seat, connected, self.scheduler.standin(live), None, paused)
         return view.model_dump_json()
+
+
+def _hint_rating(obs: Observation, move: Move) -> str:
+    """The hinted move's rating in the shared wording (proven, or estimated with its
+    samples and interval; never an unproven certainty)."""
+    from ..bots.analysis import rate_move
+    from ..bots.rating import format_rating
+
+    return format_rating(rate_move(obs, move, budget_ms=300.0))

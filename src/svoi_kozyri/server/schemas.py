@@ -365,6 +365,8 @@ class ServerHint(BaseModel):
     type: Literal["hint"] = "hint"
     move: str
     bot: str
+    #: how good the move is, proven or estimated, worded by bots.rating.format_rating
+    rating: str | None = None
 
 
 class ServerPong(BaseModel):

@@ -136,6 +136,7 @@ class TerminalGame:
         self.hint_name = validate_spec(setup.hint_bot or strongest_bot())
         self._hint_seed = master.getrandbits(32)
         self._hint_agent: Agent | None = None
+        self._hint_move: Move | None = None
         self.records: list[GameRecord] = list(setup.previous)
         for rec in setup.previous:
             self.session.record_result(rec.replay())
@@ -383,6 +384,7 @@ class TerminalGame:
             self._show_board(obs)
         elif cmd.name == "hint":
             self.say(self.hint(obs))
+            self.say(self.hint_rating(obs))
         elif cmd.name == "moves":
             menu = obs.legal_moves()
             self.say(render_menu(menu, u))
@@ -397,8 +399,20 @@ class TerminalGame:
         name = self.hint_name
         if self._hint_agent is None:
             self._hint_agent = make_agent(name, seed=self._hint_seed)
-        move = self._hint_agent.choose(obs)
+        move = self._hint_move = self._hint_agent.choose(obs)
         return f"  Hint ({name}): {short_notation(move)}  = {fmt_move(move, self.setup.unicode)}"
+
+    def hint_rating(self, obs: Observation) -> str:
+        """How good the last hinted move is, proven or estimated (with samples and
+        interval), in the wording shared with the web hint and ``analyse``."""
+        from ..bots.analysis import rate_move
+        from ..bots.rating import format_rating
+
+        move = self._hint_move
+        if move is None or move not in obs.legal_moves():
+            move = self._hint_move = obs.legal_moves()[0]
+        rating = rate_move(obs, move, budget_ms=300.0, seed=self._hint_seed)
+        return f"  Rating: {format_rating(rating)}"
 
     # -- records -----------------------------------------------------------------------
 

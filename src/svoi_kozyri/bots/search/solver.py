@@ -10,45 +10,74 @@ Values are from the point of view of the player to act: ``+1`` the opponent
 becomes the durak (in the Besicovitch game: I go out first), ``0`` a draw (the
 last-card draw of SPEC A12, or a repetition), ``-1`` I am the durak.
 
-Technique (what strong game solvers use, scaled to pure Python):
+Technique:
 
-* negamax **alpha-beta** over the step-level actions (a two-card turn is two
-  plies of the same player, which gives far better pruning than the up to ~300
-  turn-level moves), with a fast private transition function on two bitmask
-  hands and the pile code; it is checked against the engine in the tests;
-* a **transposition table** of proven bounds ``(lo, hi)`` per position, with
-  the best action for move ordering;
-* **move ordering**: table move, going out, leads the opponent cannot beat,
-  cheap beats, pickup last;
-* **iterative deepening with two horizon games**: a depth-limited search that
-  scores the horizon as a loss for the root player gives a proven lower bound,
-  one that scores it as a win a proven upper bound; when they meet, the value
-  is proven.  With a time budget the solver returns the best proven bounds so
-  far and a move achieving the lower bound.
+* **two boolean questions instead of one three-valued search**: "can the player
+  to act force a win?" and "can the opponent force a win?"; the player avoids
+  losing exactly when the second answer is no.  A drawn ending and a
+  repetition count as *failure for the side trying to win* (success for the
+  defender), so a draw is proven by two refutations, each of which may stop at
+  the first defence found, instead of a search that must separate draw from
+  win and loss at every node;
+* each question by iterative deepening depth-first search over the step-level
+  actions (a two-card turn is two plies of the same player: far better
+  pruning than the up to ~300 turn-level moves), on a fast private transition
+  function over two bitmask hands and the pile code (checked against the
+  engine in the tests).  "Win within ``d`` steps" is exact and monotone in
+  ``d``; a refutation that never touched the horizon holds at every depth.
+  After a win is found the least ``d`` is found by bisection, so the move
+  returned belongs to a shortest win: playing the solver's moves always makes
+  progress and converts the win;
+* **move ordering**: the table's step, going out, leads the opponent cannot
+  beat, cheap beats, pickup last; the table of the other question cuts too
+  (if the opponent can force a win, the player to act cannot);
+* with a time budget the best proven bounds so far and a move achieving the
+  lower one (a shortest win, a move that keeps "no loss" proven, or the move
+  that held out longest against the opponent's win).
 
-Repetition and the graph-history interaction (SPEC D): a position that repeats
-on the current search path is scored as a draw.  The real rule is threefold
-repetition, but the positions are identical, so whatever a player could do on
-the second or third visit he could already do on the first: if a player can
-force a better result than a draw he can do so without ever closing the cycle,
-and if neither can, the cycle (and therefore the threefold rule) gives a draw.
-So "first repetition on the path is a draw" has the same value as the real rule
-(and as "endless play is a draw").  A value that used a repetition of a
-position *above* the current node depends on the path and is **not stored** in
-the transposition table; a value whose repetitions all lie at or below the
-node is path-independent and is stored.  Repetitions before the search root
-and the 20,000-action safety cap are ignored (they never matter in practice).
+**Repetitions and the graph-history interaction** (SPEC D; Kishimoto and
+Müller 2004).  A position that repeats on the current search path is a failure
+for the attacker.  That is exact: a player who can force a win has a
+memoryless winning strategy along which the distance to the win strictly
+falls, so it never revisits a position; scoring the first repetition as a
+failure therefore gives the same answers as the real threefold rule (and as
+"endless play is a draw").  But a refutation that used a repetition of a
+position *above* the current node is only true in that path context; storing
+it in the transposition table as a plain fact is the classic GHI bug.  So
+wins never depend on the path (a repetition never helps the attacker) and are
+always stored; a refutation carries the lowest and highest path index of the
+repetitions it relied on.  When none lies above the node it is
+path-independent and goes into the transposition table; otherwise it goes into
+a second, path-dependent table together with the search-path generation of the
+highest such ancestor, and is reused only while that ancestor (and therefore
+the whole path prefix holding every repetition it relied on) is still on the
+current path.  More failures above can only make a refutation truer, so reuse
+in a longer path is sound.  (This is Kishimoto and Müller's idea of keeping
+path-dependent results apart from the table, in its simplest exact form.)
+
+**The engine's real guards.**  Positions of the current hand that have
+already occurred ``repetition_limit - 1`` times (the threefold rule counts from
+the start of the hand) would end the hand as a draw if entered again: the
+search treats them as draws (with tables of its own, as values then depend on
+the hand's history).  Wins are searched only within the action cap's
+remaining turns.  So a proven win is always converted under the engine's own
+rules; a test plays proven wins out.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ...core import FREE, LEAD, OVER, PICKUP, RESPOND, Move, Observation, State
 from ...core.cards import NUM_CARDS, rank_of
 
-_INF = 1 << 30
+_BIG = 1 << 30
+
+#: The depth-first phase of :meth:`Solver.solve` searches up to this many steps
+#: (wins within it are found with their shortest distance); df-pn does the rest.
+QUICK_DEPTH = 12
 
 
 class SolverTimeout(Exception):
@@ -116,24 +145,83 @@ def value_text(v: int | None, lo: int = -1, hi: int = 1) -> str:
     return {1: "win", 0: "draw", -1: "loss"}[v]
 
 
-class Solver:
-    """Alpha-beta solver of open positions of one :class:`~svoi_kozyri.core.Game`.
+class _Context:
+    """Rule tables and the two transposition tables of one game and pair of seats.
 
-    The transposition table persists between calls on positions of the same two
+    ``tables[a]`` holds what is known about "can the player in seat ``seats[a]``
+    force a win?": per position ``[win_depth, nowin_depth, step]``, a win within
+    ``win_depth`` steps (``_BIG``: none known), no win within ``nowin_depth``
+    steps (``_BIG``: none at all; ``-1``: nothing known) and the step that proved
+    or refuted it.  Only path-independent facts go there (see the module text)."""
+
+    def __init__(self, seats: tuple[int, ...], beat: list[list[int]], req: list[list[int]]) -> None:
+        self.seats = seats
+        self.beat = beat
+        self.req = req
+        self.tables: list[dict[int, list[int]]] = [{}, {}, {}, {}]
+
+
+def _pos_key(h0: int, h1: int, pile: int, p: int, phase: int) -> int:
+    return (((pile << 40 | h0) << 40 | h1) << 2 | p) << 2 | phase
+
+
+def _move_of(moves: list[Move], steps: tuple[int, ...]) -> Move | None:
+    for m in moves:
+        if m.steps() == steps:
+            return m
+    return None
+
+
+class _SliceOver(Exception):
+    """Raised inside df-pn when a search slice has used its nodes."""
+
+
+class Solver:
+    """Exact solver of open positions of one :class:`~svoi_kozyri.core.Game`.
+
+    Every question "what is this position worth?" is answered by two boolean
+    searches: *can the player to act force a win?* and *can the opponent force a
+    win?* (the player avoids losing exactly when the answer is no).  A repetition
+    and a drawn ending count as failure for the side trying to win, so a draw is
+    proven by two refutations instead of a full three-valued search.
+
+    The transposition tables persist between calls on positions of the same two
     seats, so solving successive positions of one hand reuses earlier work.
     """
 
     def __init__(self, max_table: int = 2_000_000) -> None:
         self.max_table = max_table
-        self.table: dict[int, list[int]] = {}
+        #: the clock budgets are measured on (``time.process_time`` for CPU seconds)
+        self.clock: Callable[[], float] = time.perf_counter
         self.nodes = 0
-        self._key_game: object = None
-        # per (game, pair of seats): seats, beat table, pickup table, transposition table
-        self._contexts: dict[
-            object, tuple[tuple[int, ...], list[list[int]], list[list[int]], dict[int, list[int]]]
-        ] = {}
+        self._contexts: dict[object, _Context] = {}
+        self._ident: object = None
+        self.seats: tuple[int, ...] = ()
+        self.beat: list[list[int]] = []
+        self.req: list[list[int]] = []
+        self._tables: list[dict[int, list[int]]] = [{}, {}, {}, {}]
+        self._serial = 0
+        self._stop = 0
+        self._slice_end = 0
+        self._shared_tables: list[dict[int, list[int]]] = self._tables
+        self.draw_mode = 0
+        self.taker_leads = False
+        self.face_new_top = True
         self._deadline = float("inf")
         self._path: dict[int, int] = {}
+        self._gens: list[int] = [0] * 64
+        self._gen = 0
+        # path-dependent refutations: key -> (lowest, highest repetition index,
+        # generation of the highest one's path entry, refuting step) for df-pn;
+        # (depth, lowest, highest, generation) for the depth-first search
+        self._tmp: dict[int, tuple[int, int, int, int]] = {}
+        self._table: dict[int, list[int]] = {}
+        self._other: dict[int, list[int]] = {}
+        self._att = 0
+        self._danger: set[int] = set()
+        self._rmin = _BIG
+        self._rmax = -1
+        self._rhz = False
 
     # -- set-up ----------------------------------------------------------------
 
@@ -143,33 +231,31 @@ class Solver:
         if len(seats) == 1:  # pragma: no cover - a single player cannot be to act
             raise ValueError("position has only one player holding cards")
         ident = (g, seats)
-        if ident == self._key_game:
-            return
-        self._key_game = ident
-        ctx = self._contexts.get(ident)
-        if ctx is None:
-            # Rule tables indexed by the top card's code (card + 1; 0 = empty pile).
-            beat = [[0] + [g.beat_mask(t, s) for t in range(NUM_CARDS)] for s in seats]
-            req = [[0] + [g.required_pickup(t, s) for t in range(NUM_CARDS)] for s in seats]
-            if len(self._contexts) >= 16:
-                self._contexts.clear()
-            ctx = self._contexts[ident] = (seats, beat, req, {})
-        self.seats, self.beat, self.req, self.table = ctx
-        rules = g.rules
-        if rules.is_besicovitch:
-            self.draw_mode = 1 if rules.besicovitch_draw_rule else 0
-        else:
-            self.draw_mode = {"none": 0, "lead_only": 1, "any_last_card": 2}[rules.draw_rule]
-        self.taker_leads = rules.taker_leads_after_pickup
-        self.face_new_top = rules.after_pickup == "face_new_top"
+        if ident != self._ident:
+            self._ident = ident
+            ctx = self._contexts.get(ident)
+            if ctx is None:
+                # Rule tables indexed by the top card's code (card + 1; 0 = empty pile).
+                beat = [[0] + [g.beat_mask(t, s) for t in range(NUM_CARDS)] for s in seats]
+                req = [[0] + [g.required_pickup(t, s) for t in range(NUM_CARDS)] for s in seats]
+                if len(self._contexts) >= 16:
+                    self._contexts.clear()
+                ctx = self._contexts[ident] = _Context(seats, beat, req)
+            self.seats, self.beat, self.req = ctx.seats, ctx.beat, ctx.req
+            self._shared_tables = ctx.tables
+            rules = g.rules
+            if rules.is_besicovitch:
+                self.draw_mode = 1 if rules.besicovitch_draw_rule else 0
+            else:
+                self.draw_mode = {"none": 0, "lead_only": 1, "any_last_card": 2}[rules.draw_rule]
+            self.taker_leads = rules.taker_leads_after_pickup
+            self.face_new_top = rules.after_pickup == "face_new_top"
+        self._danger = self._repeated(state)
+        # A position that would end the hand by the threefold rule makes values
+        # depend on this hand's history: such a search gets tables of its own.
+        self._tables = [{}, {}, {}, {}] if self._danger else self._shared_tables
 
-    def _root(self, state: State) -> tuple[int, int, int, int, int, int]:
-        if not is_open(state):
-            raise ValueError(
-                "the solver needs an open position: at most two players holding cards, "
-                "at a turn boundary"
-            )
-        self._prepare(state)
+    def _encode(self, state: State) -> tuple[int, int, int, int, int, int]:
         a, b = self.seats
         p = 0 if state.to_act_seat == a else 1
         pile = 0
@@ -178,7 +264,45 @@ class Solver:
             pile = pile << 6 | (c + 1)
         return (state.hands[a], state.hands[b], pile, len(cards), p, state.phase)
 
-    # -- the search ------------------------------------------------------------
+    def _repeated(self, state: State) -> set[int]:
+        """Keys of the positions of this hand that would end it as a draw by
+        repetition if they occurred once more (SPEC D6.1, counted from the start
+        of the hand).  Usually empty; the history is replayed only when some
+        position has already occurred ``repetition_limit - 1`` times."""
+        limit = state.game.rules.repetition_limit
+        if not limit or not state.turns:
+            return set()
+        counts: dict[int, int] = dict(state._hist)
+        node = state._hist_parent
+        while node is not None:
+            for k, v in node[0].items():
+                counts[k] = counts.get(k, 0) + v
+            node = node[1]
+        if not counts or max(counts.values()) < limit - 1:
+            return set()
+        seen: dict[int, int] = {}
+        s = state.start_state()
+        for _seat, move, _taken in state.history():
+            s.push_unchecked(move)
+            if s.is_over or s.phase == LEAD:
+                break
+            if tuple(i for i, h in enumerate(s.hands) if h) != self.seats:
+                continue
+            h0, h1, pile, _plen, p, phase = self._encode(s)
+            k = _pos_key(h0, h1, pile, p, phase)
+            seen[k] = seen.get(k, 0) + 1
+        return {k for k, c in seen.items() if c >= limit - 1}
+
+    def _root(self, state: State) -> tuple[int, int, int, int, int, int]:
+        if not is_open(state):
+            raise ValueError(
+                "the solver needs an open position: at most two players holding cards, "
+                "at a turn boundary"
+            )
+        self._prepare(state)
+        return self._encode(state)
+
+    # -- the rules on two bitmask hands -----------------------------------------
 
     def _out_value(self, hl: int, top_code: int, last: int, kind_lead: bool) -> int:
         """Value for the player who just went out (the other one, ``last``, holds ``hl``)."""
@@ -187,14 +311,16 @@ class Solver:
             return 0
         return 1
 
-    def _order(self, h: tuple[int, int], pile: int, p: int, phase: int, tt_move: int) -> list[int]:
-        hp = h[p]
+    def _order(self, h0: int, h1: int, pile: int, p: int, phase: int, tt_move: int) -> list[int]:
+        """Step actions of the mover, most promising first: the table's step, going
+        out, leads the opponent cannot beat, cheap beats; a pickup last."""
+        hp = h0 if p == 0 else h1
+        hq = h1 if p == 0 else h0
         q = 1 - p
-        hq = h[q]
         beat_q = self.beat[q]
+        scored: list[tuple[int, int]] = []
         if phase == RESPOND:
             bm = self.beat[p][pile & 63] & hp
-            scored: list[tuple[int, int]] = []
             only = hp & (hp - 1) == 0
             while bm:
                 low = bm & -bm
@@ -205,7 +331,6 @@ class Solver:
             acts = [c for _, c in scored]
             acts.append(PICKUP)
         else:
-            scored = []
             m = hp
             while m:
                 low = m & -m
@@ -214,16 +339,16 @@ class Solver:
                 scored.append(((beat_q[c + 1] & hq).bit_count() * 16 + rank_of(c), c))
             scored.sort()
             acts = [c for _, c in scored]
-        if tt_move >= 0 and tt_move in acts and acts[0] != tt_move:
+        if tt_move >= 0 and acts[0] != tt_move and tt_move in acts:
             acts.remove(tt_move)
             acts.insert(0, tt_move)
         return acts
 
     def _child(
         self, h0: int, h1: int, pile: int, plen: int, p: int, phase: int, a: int
-    ) -> tuple[int, int, int, int, int, int, int | None]:
+    ) -> tuple[int, int, int, int, int, int, int]:
         """Apply step action ``a``; returns the child and, when the hand ends, the
-        value for the mover ``p`` (else ``None``)."""
+        value (1 win, 0 draw) for the mover ``p`` who went out (else ``-2``)."""
         if a == PICKUP:
             k = self.req[p][pile & 63]
             if k > plen:
@@ -239,7 +364,7 @@ class Solver:
                 h1 |= taken
             q = p if self.taker_leads else 1 - p
             ph = RESPOND if pile and self.face_new_top else FREE
-            return h0, h1, pile, plen, q, ph, None
+            return h0, h1, pile, plen, q, ph, -2
         bit = 1 << a
         if p == 0:
             h0 ^= bit
@@ -251,15 +376,269 @@ class Solver:
         plen += 1
         if phase == RESPOND:
             if hp:
-                return h0, h1, pile, plen, p, LEAD, None
+                return h0, h1, pile, plen, p, LEAD, -2
             hl = h1 if p == 0 else h0
             return h0, h1, pile, plen, p, OVER, self._out_value(hl, a + 1, 1 - p, False)
         if hp:
-            return h0, h1, pile, plen, 1 - p, RESPOND, None
+            return h0, h1, pile, plen, 1 - p, RESPOND, -2
         hl = h1 if p == 0 else h0
         return h0, h1, pile, plen, p, OVER, self._out_value(hl, a + 1, 1 - p, True)
 
-    def _search(
+    # -- the boolean search -------------------------------------------------------
+
+    def _win(
+        self, h0: int, h1: int, pile: int, plen: int, p: int, phase: int, depth: int, ply: int
+    ) -> bool:
+        """Can the attacker (``self._att``) force a win within ``depth`` steps?
+
+        A ``False`` answer leaves in ``_rmin``/``_rmax`` the lowest and highest
+        path index of the repetitions above this node that it relied on (``_BIG``
+        / ``-1`` when none: the answer holds in any context) and in ``_rhz``
+        whether it touched the depth horizon (then it only says "not within
+        ``depth``")."""
+        self.nodes += 1
+        if self.nodes & 1023 == 0 and self.clock() > self._deadline:
+            raise SolverTimeout
+        key = (((pile << 40 | h0) << 40 | h1) << 2 | p) << 2 | phase
+        boundary = phase != LEAD
+        path = self._path
+        if boundary:
+            anc = path.get(key, -1)
+            if anc >= 0:  # a repetition: failure for the attacker
+                self._rmin = anc
+                self._rmax = anc
+                self._rhz = False
+                return False
+            if self._danger and key in self._danger:  # the threefold rule would end it
+                self._rmin = _BIG
+                self._rmax = -1
+                self._rhz = False
+                return False
+        table = self._table
+        e = table.get(key)
+        ttm = -1
+        if e is not None:
+            if depth >= e[0]:
+                return True
+            if depth <= e[1]:
+                self._rmin = _BIG
+                self._rmax = -1
+                self._rhz = e[1] < _BIG
+                return False
+            ttm = e[2]
+        o = self._other.get(key)
+        if o is not None and o[0] < _BIG:  # the other side can force a win from here
+            self._rmin = _BIG
+            self._rmax = -1
+            self._rhz = False
+            return False
+        t = self._tmp.get(key)
+        if t is not None and depth <= t[0]:
+            tmx = t[2]
+            if tmx < ply and self._gens[tmx] == t[3]:
+                # a path-dependent refutation whose repetitions are all still on the path
+                self._rmin = t[1]
+                self._rmax = tmx
+                self._rhz = t[0] < _BIG
+                return False
+        if depth <= 0:
+            self._rmin = _BIG
+            self._rmax = -1
+            self._rhz = True
+            return False
+        gens = self._gens
+        if ply >= len(gens):
+            gens.extend([0] * len(gens))
+        gen = self._gen = self._gen + 1
+        gens[ply] = gen
+        if boundary:
+            path[key] = ply
+        is_or = p == self._att
+        mn = _BIG
+        mx = -1
+        hz = False
+        result = not is_or
+        best = -1
+        try:
+            for a in self._order(h0, h1, pile, p, phase, ttm):
+                c0, c1, cp, cl, q, cph, out = self._child(h0, h1, pile, plen, p, phase, a)
+                if out != -2:
+                    r = is_or and out == 1
+                    cmn = _BIG
+                    cmx = -1
+                    chz = False
+                else:
+                    r = self._win(c0, c1, cp, cl, q, cph, depth - 1, ply + 1)
+                    cmn = self._rmin
+                    cmx = self._rmax
+                    chz = self._rhz
+                if is_or:
+                    if r:
+                        result = True
+                        best = a
+                        break
+                    if cmn < mn:
+                        mn = cmn
+                    if cmx > mx:
+                        mx = cmx
+                    if chz:
+                        hz = True
+                elif not r:
+                    # a defender's refutation: one that holds at every depth ends
+                    # the node; one that only holds within the horizon is kept
+                    # while the others are tried for a better one
+                    if best < 0 or not chz:
+                        result = False
+                        best = a
+                        mn = cmn
+                        mx = cmx
+                        hz = chz
+                    if not chz:
+                        break
+        finally:
+            if boundary:
+                del path[key]
+        if result:
+            if e is None:
+                if len(table) >= self.max_table:
+                    table.clear()
+                table[key] = [depth, -1, best]
+            elif depth < e[0]:
+                e[0] = depth
+                e[2] = best
+            return True
+        if mn >= ply:  # every repetition it used lies at or below this node
+            mn = _BIG
+            mx = -1
+        elif mx >= ply:
+            mx = ply - 1
+        self._rmin = mn
+        self._rmax = mx
+        self._rhz = hz
+        d = depth if hz else _BIG
+        if mn == _BIG:
+            if e is None:
+                if len(table) >= self.max_table:
+                    table.clear()
+                table[key] = [_BIG, d, best]
+            elif d > e[1]:
+                e[1] = d
+                if e[0] == _BIG:
+                    e[2] = best
+        else:
+            tmp = self._tmp
+            if len(tmp) >= self.max_table:
+                tmp.clear()
+            tmp[key] = (d, mn, mx, gens[mx])
+        return False
+
+    def _eval_move(
+        self, root: tuple[int, int, int, int, int, int], m: Move, depth: int
+    ) -> tuple[bool, bool]:
+        """Does turn-level move ``m`` from the root keep the attacker's win within
+        ``depth`` steps?  Also whether a ``False`` touched the horizon."""
+        h0, h1, pile, plen, p, phase = root
+        steps = m.steps()
+        c = self._child(h0, h1, pile, plen, p, phase, steps[0])
+        if c[6] == -2 and len(steps) == 2:
+            c = self._child(c[0], c[1], c[2], c[3], c[4], c[5], steps[1])
+        if c[6] != -2:
+            return p == self._att and c[6] == 1, False
+        r = self._win(c[0], c[1], c[2], c[3], c[4], c[5], depth - len(steps), 1)
+        return r, (not r) and self._rhz
+
+    def _root_win(
+        self,
+        root: tuple[int, int, int, int, int, int],
+        moves: list[Move],
+        att: int,
+        depth: int,
+    ) -> tuple[bool, Move | None, bool]:
+        """One root search: can ``att`` force a win within ``depth`` steps?  Returns
+        the answer, the move that proves it (attacker to act) or refutes it (the
+        defender to act), and whether a ``False`` touched the horizon."""
+        h0, h1, pile, _plen, p, phase = root
+        self._att = att
+        self._table = table = self._tables[att]
+        self._other = self._tables[1 - att]
+        self._tmp = {}
+        key = _pos_key(h0, h1, pile, p, phase)
+        self._path = {key: 0}
+        self._gen += 1
+        self._gens[0] = self._gen
+        e = table.get(key)
+        is_or = p == att
+        hz_any = False
+        result = not is_or
+        found: Move | None = None
+        for m in self._order_moves(root, moves, e[2] if e is not None else -1):
+            r, hz = self._eval_move(root, m, depth)
+            if is_or:
+                if r:
+                    result, found = True, m
+                    break
+                hz_any = hz_any or hz
+            elif not r and (found is None or not hz):
+                result, found, hz_any = False, m, hz
+                if not hz:
+                    break
+        self._path = {}
+        step = found.steps()[0] if found is not None else -1
+        if result:
+            if e is None:
+                table[key] = [depth, -1, step]
+            elif depth < e[0]:
+                e[0], e[2] = depth, step
+        else:
+            d = depth if hz_any else _BIG
+            if e is None:
+                table[key] = [_BIG, d, step]
+            elif d > e[1]:
+                e[1] = d
+        return result, found, hz_any
+
+    def _order_moves(
+        self, root: tuple[int, int, int, int, int, int], moves: list[Move], first: int
+    ) -> list[Move]:
+        h0, h1, pile, _plen, p, phase = root
+        order = self._order(h0, h1, pile, p, phase, first)
+        rank = {a: i for i, a in enumerate(order)}
+        return sorted(moves, key=lambda m: rank.get(m.steps()[0], 99))
+
+    # -- proof-number search ------------------------------------------------------
+
+    def _lookup(self, key: int, boundary: bool, ply: int) -> tuple[int, int]:
+        """Proof and disproof numbers of a (non-terminal) node at path index
+        ``ply`` as its parent sees them now; a refutation that depends on the path
+        leaves its repetition span in ``_rmin``/``_rmax`` (else ``_BIG``/``-1``)."""
+        self._rmin = _BIG
+        self._rmax = -1
+        if boundary:
+            anc = self._path.get(key, -1)
+            if anc >= 0:
+                self._rmin = anc
+                self._rmax = anc
+                return _BIG, 0
+            if self._danger and key in self._danger:
+                return _BIG, 0
+        e = self._table.get(key)
+        if e is not None and (e[0] == 0 or e[1] == 0):
+            return e[0], e[1]
+        o = self._other.get(key)
+        if o is not None and o[0] == 0:
+            return _BIG, 0
+        t = self._tmp.get(key)
+        if t is not None:
+            tmx = t[1]
+            if tmx < ply and self._gens[tmx] == t[2]:
+                self._rmin = t[0]
+                self._rmax = tmx
+                return _BIG, 0
+        if e is not None:
+            return e[0], e[1]
+        return 1, 1
+
+    def _mid(
         self,
         h0: int,
         h1: int,
@@ -267,181 +646,233 @@ class Solver:
         plen: int,
         p: int,
         phase: int,
-        depth: int,
-        alpha: int,
-        beta: int,
+        thpn: int,
+        thdn: int,
         ply: int,
-        hm: int,
-    ) -> tuple[int, int, bool]:
-        """Negamax value for the mover ``p``, the lowest path index of a repetition
-        it used, and whether it touched the horizon (scored ``hm`` for the mover)."""
+    ) -> None:
+        """Nagai's df-pn: expand this node until its proof number reaches ``thpn``
+        or its disproof number ``thdn``; the result is left in the tables."""
         self.nodes += 1
-        if self.nodes & 1023 == 0 and time.perf_counter() > self._deadline:
-            raise SolverTimeout
+        if self.nodes >= self._stop:
+            if self.clock() > self._deadline:
+                raise SolverTimeout
+            if self.nodes >= self._slice_end:
+                raise _SliceOver
+            self._stop = min(self._slice_end, self.nodes + 1024)
         key = (((pile << 40 | h0) << 40 | h1) << 2 | p) << 2 | phase
         boundary = phase != LEAD
+        table = self._table
+        att = self._att
+        is_or = p == att
+        # the children: keys and, for a hand that ends, its fixed numbers
+        ch: list[tuple[int, int, int, int, int, int]] = []
+        ckeys: list[int] = []
+        cterm: list[int] = []  # 0 not terminal, 1 a win for the attacker, 2 not
+        acts = self._order(h0, h1, pile, p, phase, -1)
+        e = table.get(key)
+        if e is not None and e[2] >= 0 and e[2] in acts and acts[0] != e[2]:
+            acts.remove(e[2])
+            acts.insert(0, e[2])
+        for a in acts:
+            c0, c1, cp, cl, q, cph, out = self._child(h0, h1, pile, plen, p, phase, a)
+            ch.append((c0, c1, cp, cl, q, cph))
+            if out != -2:
+                ckeys.append(0)
+                cterm.append(1 if is_or and out == 1 else 2)
+            else:
+                ckeys.append((((cp << 40 | c0) << 40 | c1) << 2 | q) << 2 | cph)
+                cterm.append(0)
+        n = len(acts)
+        gens = self._gens
+        if ply + 1 >= len(gens):
+            gens.extend([0] * len(gens))
+        gen = self._gen = self._gen + 1
+        gens[ply] = gen
         path = self._path
-        if boundary and key in path:
-            return 0, path[key], False
-        entry = self.table.get(key)
-        tt_move = -1
-        if entry is not None:
-            lo, hi, tt_move, dwin = entry
-            if dwin > depth:
-                # a decisive bound proven only at a greater depth counts as "at least
-                # / at most a draw" here, so a win found at depth d is a win within d
-                if lo == 1:
-                    lo = 0
-                if hi == -1:
-                    hi = 0
-            if lo == hi or lo >= beta:
-                return lo, _INF, False
-            if hi <= alpha:
-                return hi, _INF, False
-        if depth <= 0:
-            return hm, _INF, True
         if boundary:
             path[key] = ply
-        best = -2
-        best_a = -1
-        cyc = _INF
-        hz = False
-        a0 = alpha
+        pn = 1
+        dn = 1
+        best = -1
+        mn = _BIG
+        mx = -1
         try:
-            for a in self._order((h0, h1), pile, p, phase, tt_move):
-                c0, c1, cp, cl, q, cph, out = self._child(h0, h1, pile, plen, p, phase, a)
-                if out is not None:
-                    v = out
-                elif q == p:
-                    v, cy, hzc = self._search(
-                        c0, c1, cp, cl, q, cph, depth - 1, alpha, beta, ply + 1, hm
-                    )
-                    if cy < cyc:
-                        cyc = cy
-                    hz = hz or hzc
+            while True:
+                # recompute this node's numbers from its children
+                sum_n = 0
+                best_n = _BIG + 1
+                second = _BIG + 1
+                best_i = -1
+                mn = _BIG
+                mx = -1
+                for i in range(n):
+                    term = cterm[i]
+                    if term == 1:
+                        cpn, cdn = 0, _BIG
+                        rmn, rmx = _BIG, -1
+                    elif term == 2:
+                        cpn, cdn = _BIG, 0
+                        rmn, rmx = _BIG, -1
+                    else:
+                        cph = ch[i][5]
+                        cpn, cdn = self._lookup(ckeys[i], cph != LEAD, ply + 1)
+                        rmn, rmx = self._rmin, self._rmax
+                    if is_or:
+                        sel, other = cpn, cdn
+                    else:
+                        sel, other = cdn, cpn
+                    sum_n += other
+                    if sel == 0 and not is_or:
+                        # a refutation at a defender's node: prefer one that holds
+                        # in any context (no repetition span)
+                        if best_n > 0 or (mn < _BIG and rmn == _BIG):
+                            best_n, best_i = 0, i
+                            mn, mx = rmn, rmx
+                        continue
+                    if sel == _BIG and is_or:
+                        if rmn < mn:
+                            mn = rmn
+                        if rmx > mx:
+                            mx = rmx
+                    if sel < best_n:
+                        second = best_n
+                        best_n = sel
+                        best_i = i
+                    elif sel < second:
+                        second = sel
+                if sum_n >= _BIG:  # only a proof or refutation is infinite
+                    sum_n = _BIG - 1
+                if is_or:
+                    pn, dn = best_n, sum_n
                 else:
-                    v, cy, hzc = self._search(
-                        c0, c1, cp, cl, q, cph, depth - 1, -beta, -alpha, ply + 1, -hm
-                    )
-                    v = -v
-                    if cy < cyc:
-                        cyc = cy
-                    hz = hz or hzc
-                if v > best:
-                    best = v
-                    best_a = a
-                    if v > alpha:
-                        alpha = v
-                        if alpha >= beta:
-                            break
+                    pn, dn = sum_n, best_n
+                if pn > _BIG:
+                    pn = _BIG
+                if dn > _BIG:
+                    dn = _BIG
+                best = acts[best_i] if best_i >= 0 else -1
+                if pn >= thpn or dn >= thdn or pn == 0 or dn == 0:
+                    break
+                c = ch[best_i]
+                cpn, cdn = self._lookup(ckeys[best_i], c[5] != LEAD, ply + 1)
+                if is_or:
+                    tp = min(thpn, second + 1)
+                    td = thdn - dn + cdn
+                else:
+                    tp = thpn - pn + cpn
+                    td = min(thdn, second + 1)
+                if tp > _BIG:
+                    tp = _BIG
+                if td > _BIG:
+                    td = _BIG
+                self._mid(c[0], c[1], c[2], c[3], c[4], c[5], tp, td, ply + 1)
         finally:
             if boundary:
                 del path[key]
-        if cyc >= ply:
-            cyc = _INF
-            if entry is None:
-                if len(self.table) >= self.max_table:
-                    self.table.clear()
-                entry = [-1, 1, best_a, _INF]
-                self.table[key] = entry
+        if pn == 0:
+            self._serial += 1
+            if e is None:
+                if len(table) >= self.max_table:
+                    table.clear()
+                table[key] = [0, _BIG, best, self._serial]
             else:
-                entry[2] = best_a
-            lo0, hi0 = entry[0], entry[1]
-            if not hz:
-                if best <= a0:
-                    entry[1] = min(hi0, best)
-                elif best >= beta:
-                    entry[0] = max(lo0, best)
+                e[0], e[1], e[2], e[3] = 0, _BIG, best, self._serial
+            return
+        if dn == 0:
+            if mn >= ply:  # every repetition it used lies at or below this node
+                mn = _BIG
+                mx = -1
+            elif mx >= ply:
+                mx = ply - 1
+            if mn == _BIG:
+                if e is None:
+                    if len(table) >= self.max_table:
+                        table.clear()
+                    table[key] = [_BIG, 0, best, 0]
                 else:
-                    entry[0] = max(lo0, best)
-                    entry[1] = min(hi0, best)
-            elif hm < 0:
-                if best > a0:
-                    entry[0] = max(lo0, best)
-            elif best < beta:
-                entry[1] = min(hi0, best)
-            # Decisive only if *this* search proved it: a win or loss that leaned on
-            # the horizon's favourable score, combined with an older proof's bound,
-            # would record a proof depth that is too short (and could make the
-            # solver's "shortest win" walk in a circle).
-            decisive = (best == 1 and (not hz or hm < 0)) or (best == -1 and (not hz or hm > 0))
-            if decisive and depth < entry[3]:
-                entry[3] = depth  # forced within ``depth`` plies: keep the shortest proof
-        return best, cyc, hz
+                    e[0], e[1], e[2] = _BIG, 0, best
+            else:
+                tmp = self._tmp
+                if len(tmp) >= self.max_table:
+                    tmp.clear()
+                tmp[key] = (mn, mx, gens[mx], best)
+                # outside this path context the node is only "likely refuted"
+                pn, dn = 1 << 12, 1
+        if e is None:
+            if len(table) >= self.max_table:
+                table.clear()
+            table[key] = [pn, dn, best, 0]
+        else:
+            e[0], e[1], e[2] = pn, dn, best
+
+    def _dfpn_root(self, root: tuple[int, int, int, int, int, int], att: int, nodes: int) -> int:
+        """Run df-pn for "can ``att`` force a win?" from the root for about ``nodes``
+        nodes; returns 1 proven, 0 refuted, -1 open (the tables keep the progress)."""
+        h0, h1, pile, plen, p, phase = root
+        self._att = att
+        self._table = self._tables[2 + att]
+        self._other = self._tables[3 - att]
+        self._tmp = {}
+        self._path = {}
+        self._slice_end = self.nodes + nodes
+        self._stop = self.nodes
+        key = _pos_key(h0, h1, pile, p, phase)
+        try:
+            self._mid(h0, h1, pile, plen, p, phase, _BIG, _BIG, 0)
+        except _SliceOver:
+            pass
+        finally:
+            self._path = {}
+        e = self._table.get(key)
+        if e is None:
+            return -1
+        if e[0] == 0:
+            return 1
+        if e[1] == 0:
+            return 0
+        return -1
+
+    def _dfpn_move(
+        self, root: tuple[int, int, int, int, int, int], moves: list[Move], att: int
+    ) -> Move | None:
+        """After a df-pn answer at the root: the turn-level move that proves it (the
+        attacker to act) or refutes it (the defender to act), read from the
+        tables while the root's path context is still current."""
+        h0, h1, pile, plen, p, phase = root
+        table = self._tables[2 + att]
+        e = table.get(_pos_key(h0, h1, pile, p, phase))
+        if e is None or e[2] < 0:
+            return None
+        a = e[2]
+        c = self._child(h0, h1, pile, plen, p, phase, a)
+        if c[5] != LEAD or c[6] != -2:
+            return _move_of(moves, (a,))
+        k = _pos_key(c[0], c[1], c[2], c[4], c[5])
+        ce = table.get(k)
+        b = ce[2] if ce is not None and (ce[0] == 0 or ce[1] == 0) else -1
+        if b < 0:
+            t = self._tmp.get(k)
+            b = t[3] if t is not None else -1
+        if b < 0:
+            return None
+        return _move_of(moves, (a, b))
 
     # -- public API ------------------------------------------------------------
 
     def bounds(self, state: State) -> tuple[int, int]:
         """Proven bounds stored for ``state`` (``(-1, 1)`` if nothing is known)."""
         h0, h1, pile, _plen, p, phase = self._root(state)
-        key = (((pile << 40 | h0) << 40 | h1) << 2 | p) << 2 | phase
-        e = self.table.get(key)
-        return (e[0], e[1]) if e else (-1, 1)
-
-    def _move_values(
-        self, state: State, depth: int, hm: int, moves: list[Move] | None = None
-    ) -> tuple[int, Move | None, bool]:
-        """One root iteration over turn-level moves: the best value, a move achieving
-        it, and whether any line reached the horizon."""
-        h0, h1, pile, plen, p, phase = self._root(state)
-        all_moves = moves if moves is not None else state.legal_moves()
-        best = -2
-        best_m: Move | None = None
-        hz_any = False
-        alpha, beta = -1, 1
-        root_key = (((pile << 40 | h0) << 40 | h1) << 2 | p) << 2 | phase
-        self._path = {root_key: 0}
-        for m in self._order_moves(state, all_moves):
-            v, hz = self._eval_move(h0, h1, pile, plen, p, phase, m, depth, alpha, beta, hm)
-            hz_any = hz_any or hz
-            if v > best:
-                best, best_m = v, m
-                if v > alpha:
-                    alpha = v
-                if alpha >= beta:
-                    break
-        return best, best_m, hz_any
-
-    def _order_moves(self, state: State, moves: list[Move]) -> list[Move]:
-        h0, h1, pile, _plen, p, phase = self._root(state)
-        key = (((pile << 40 | h0) << 40 | h1) << 2 | p) << 2 | phase
-        e = self.table.get(key)
-        first = e[2] if e else -1
-        order = self._order((h0, h1), pile, p, phase, first)
-        rank = {a: i for i, a in enumerate(order)}
-        return sorted(moves, key=lambda m: rank.get(m.steps()[0], 99))
-
-    def _eval_move(
-        self,
-        h0: int,
-        h1: int,
-        pile: int,
-        plen: int,
-        p: int,
-        phase: int,
-        m: Move,
-        depth: int,
-        alpha: int,
-        beta: int,
-        hm: int,
-    ) -> tuple[int, bool]:
-        steps = m.steps()
-        c = self._child(h0, h1, pile, plen, p, phase, steps[0])
-        if c[6] is not None:
-            return c[6], False
-        if len(steps) == 2:
-            c = self._child(c[0], c[1], c[2], c[3], c[4], c[5], steps[1])
-            if c[6] is not None:
-                return c[6], False
-        if c[4] == p:  # the taker leads after a pickup: still the mover's turn
-            v, _cy, hz = self._search(
-                c[0], c[1], c[2], c[3], c[4], c[5], depth - 1, alpha, beta, 1, hm
-            )
-            return v, hz
-        v, _cy, hz = self._search(
-            c[0], c[1], c[2], c[3], c[4], c[5], depth - 1, -beta, -alpha, 1, -hm
-        )
-        return -v, hz
+        key = _pos_key(h0, h1, pile, p, phase)
+        t = self._tables
+        me, opp = t[p].get(key), t[1 - p].get(key)
+        pme, popp = t[2 + p].get(key), t[3 - p].get(key)
+        if (me is not None and me[0] < _BIG) or (pme is not None and pme[0] == 0):
+            return (1, 1)
+        if (opp is not None and opp[0] < _BIG) or (popp is not None and popp[0] == 0):
+            return (-1, -1)
+        no_opp = (opp is not None and opp[1] == _BIG) or (popp is not None and popp[1] == 0)
+        no_me = (me is not None and me[1] == _BIG) or (pme is not None and pme[1] == 0)
+        return (0 if no_opp else -1, 0 if no_me else 1)
 
     def solve(
         self,
@@ -451,67 +882,109 @@ class Solver:
         step: int = 6,
     ) -> SolveResult:
         """Solve ``state`` (open, turn boundary) within ``time_limit`` seconds
-        (``None``: no limit).  Returns proven bounds and a move achieving the lower one."""
-        t0 = time.perf_counter()
+        (``None``: no limit).  Returns proven bounds and a move achieving the lower
+        one: with a proven win, a move of a shortest win (so that playing the
+        solver's moves always makes progress and never repeats a position)."""
+        t0 = self.clock()
         self._deadline = float("inf") if time_limit is None else t0 + time_limit
         nodes0 = self.nodes
-        self._root(state)
+        root = self._root(state)
         moves = state.legal_moves()
-        lo, hi = -1, 1
-        best_move: Move | None = moves[0]
+        cap = state.game.rules.max_actions_per_hand
+        if cap:
+            # a win within d steps ends within d turns: keep it inside the action cap
+            max_depth = max(1, min(max_depth, cap - state.turns - 1))
+        me = root[4]
+        opp = 1 - me
+        win_me: bool | None = None
+        win_opp: bool | None = None
+        move: Move | None = None
+        safe: Move | None = None
+        hope: Move | None = None
         depth = 0
+        failed = 0  # the attacker (me) has no win within this many steps
+        # Iterative deepening depth-first search (cheap for short wins, finds the
+        # shortest, and exhausts small cycles of repetitions), and beyond
+        # QUICK_DEPTH steps, after every deepening, a df-pn slice of as many nodes
+        # for each open question (best-first: long narrow wins).
+        by_dfpn = False
         try:
             while depth < max_depth:
-                depth = min(depth + step, max_depth)
-                v_lo, m_lo, hz_lo = self._move_values(state, depth, -1, moves)
-                if v_lo >= lo and m_lo is not None:
-                    lo, best_move = v_lo, m_lo
-                if lo == 1:
-                    hi = 1
-                    # shortest proof: a win within the least depth, so that playing
-                    # the solver's moves always makes progress and never cycles
-                    for d in range(max(1, depth - step + 1), depth):
-                        v, m, _ = self._move_values(state, d, -1, moves)
-                        if v == 1 and m is not None:
-                            best_move = m
+                depth = min(max(depth + step, depth * 3 // 2), max_depth)
+                n0 = self.nodes
+                if win_me is None:
+                    r, m, hz = self._root_win(root, moves, me, depth)
+                    if r:
+                        win_me, move = True, m
+                        break
+                    if not hz:
+                        win_me = False
+                    else:
+                        failed = depth
+                if win_opp is None:
+                    r, m, hz = self._root_win(root, moves, opp, depth)
+                    if r:
+                        win_opp = True
+                        break
+                    if not hz:
+                        win_opp, safe = False, m
+                    else:
+                        hope = m
+                if win_me is False and win_opp is False:
+                    break
+                if depth < QUICK_DEPTH or max_depth < 10_000:
+                    continue
+                nodes = max(20_000, self.nodes - n0)
+                if win_me is None:
+                    r3 = self._dfpn_root(root, me, nodes)
+                    if r3 == 1:
+                        m = self._dfpn_move(root, moves, me)
+                        if m is not None:
+                            win_me, move, by_dfpn = True, m, True
                             break
+                    elif r3 == 0:
+                        win_me = False
+                if win_opp is None:
+                    r3 = self._dfpn_root(root, opp, nodes)
+                    if r3 == 1:
+                        win_opp = True
+                        break
+                    if r3 == 0:
+                        m = self._dfpn_move(root, moves, opp)
+                        if m is not None:
+                            win_opp, safe = False, m
+                if win_me is False and win_opp is False:
                     break
-                if not hz_lo:
-                    hi = lo
-                    break
-                v_hi, m_hi, hz_hi = self._move_values(state, depth, 1, moves)
-                hi = min(hi, v_hi)
-                if not hz_hi:
-                    lo = hi
-                    best_move = m_hi
-                if lo >= hi:
-                    break
-                if lo == -1 and m_hi is not None:
-                    best_move = m_hi  # nothing proven: play for the best hope
+            if win_me and not by_dfpn:
+                # the shortest win: the least depth with a win, by bisection
+                lo_d, hi_d = failed, depth
+                while hi_d - lo_d > 1:
+                    mid = (lo_d + hi_d) // 2
+                    r, m, _hz = self._root_win(root, moves, me, mid)
+                    if r:
+                        hi_d, move = mid, m
+                    else:
+                        lo_d = mid
         except SolverTimeout:
             pass
         finally:
             self._path = {}
+            self._tmp = {}
         self._deadline = float("inf")
-        self._store_root(state, lo, hi)
+        lo = 1 if win_me else (0 if win_opp is False else -1)
+        hi = -1 if win_opp else (0 if win_me is False else 1)
+        if lo < 1:
+            move = safe if lo == 0 else hope
+        if move is None:
+            move = self._order_moves(root, moves, -1)[0]
         return SolveResult(
             lo=lo,
             hi=hi,
-            move=best_move,
+            move=move,
             nodes=self.nodes - nodes0,
-            seconds=time.perf_counter() - t0,
+            seconds=self.clock() - t0,
             depth=depth,
         )
-
-    def _store_root(self, state: State, lo: int, hi: int) -> None:
-        h0, h1, pile, _plen, p, phase = self._root(state)
-        key = (((pile << 40 | h0) << 40 | h1) << 2 | p) << 2 | phase
-        e = self.table.get(key)
-        if e is None:
-            self.table[key] = [lo, hi, -1, _INF]
-        else:
-            e[0] = max(e[0], lo)
-            e[1] = min(e[1], hi)
 
     def value(self, state: State, time_limit: float | None = None) -> int | None:
         """The exact value for the player to act, or ``None`` if not proven in time."""
@@ -523,30 +996,39 @@ class Solver:
         self, state: State, time_limit: float | None = 1.0
     ) -> list[tuple[Move, int | None]]:
         """Every legal turn-level move with its proven value for the mover
-        (``None`` when not proven within the time budget, shared by all moves)."""
-        t0 = time.perf_counter()
-        out: list[tuple[Move, int | None]] = []
+        (``None`` when not proven within its share of the time budget)."""
+        return [(m, r.value) for m, r in self.move_bounds(state, time_limit)]
+
+    def move_bounds(
+        self, state: State, time_limit: float | None = 1.0
+    ) -> list[tuple[Move, SolveResult]]:
+        """Every legal turn-level move with the solver's result for the position
+        after it, turned to the mover's point of view (``lo``/``hi`` are proven
+        bounds on the move's value for the mover)."""
+        t0 = self.clock()
+        out: list[tuple[Move, SolveResult]] = []
         moves = state.legal_moves()
+        me = state.to_act_seat
         for i, m in enumerate(moves):
             left = None
             if time_limit is not None:
-                left = max(0.0, (time_limit - (time.perf_counter() - t0)) / (len(moves) - i))
+                left = max(0.0, (time_limit - (self.clock() - t0)) / (len(moves) - i))
             child = state.copy()
             child.push_unchecked(m)
             if child.is_over:
-                out.append((m, _terminal_value(child, state.to_act_seat)))
+                v = terminal_value(child, me)
+                out.append((m, SolveResult(v, v, None, 0, 0.0, 0)))
                 continue
             r = self.solve(child, left)
-            v = r.value
-            if child.to_act_seat != state.to_act_seat and v is not None:
-                v = -v
-            out.append((m, v))
+            if child.to_act_seat != me:
+                r = SolveResult(-r.hi, -r.lo, r.move, r.nodes, r.seconds, r.depth)
+            out.append((m, r))
         return out
 
     def principal_line(self, state: State, time_limit: float | None = 1.0) -> SolveResult:
         """Solve ``state`` and follow the best moves to the end of the hand (or a
         repetition), so the result's ``pv`` shows how the value is reached."""
-        t0 = time.perf_counter()
+        t0 = self.clock()
         res = self.solve(state, time_limit)
         pv: list[Move] = []
         if not res.proven:  # without a proof a "line" would only be a guess
@@ -566,14 +1048,15 @@ class Solver:
                 break
             left = None
             if time_limit is not None:
-                left = max(0.05, time_limit - (time.perf_counter() - t0))
+                left = max(0.05, time_limit - (self.clock() - t0))
             move = self.solve(s, left).move
         res.pv = pv
-        res.seconds = time.perf_counter() - t0
+        res.seconds = self.clock() - t0
         return res
 
 
-def _terminal_value(state: State, seat: int) -> int:
+def terminal_value(state: State, seat: int) -> int:
+    """The value of a finished hand for ``seat``: 1 won, 0 drawn, -1 the durak."""
     r = state.result
     assert r is not None
     if r.loser is None:
@@ -608,7 +1091,7 @@ def exhaustive_value(state: State, max_positions: int = 200_000) -> int:
             c = s.copy()
             c.push_unchecked(m)
             if c.is_over:
-                out.append((None, True, _terminal_value(c, me)))
+                out.append((None, True, terminal_value(c, me)))
                 continue
             k = key(c)
             out.append((k, c.to_act_seat == me, 0))

@@ -114,6 +114,7 @@ function TablePage({ tableId, watch }) {
   const [conn, setConn] = useState("connecting");
   const [flash, setFlash] = useState("");
   const [hint, setHint] = useState(null);
+  const [hintRating, setHintRating] = useState(null);
   const [view, pushView] = usePacedViews();
   const sock = useRef(null);
   const viewRef = useRef(null);
@@ -153,6 +154,7 @@ function TablePage({ tableId, watch }) {
           setFlash(t(`error.${msg.code}`) === `error.${msg.code}` ? msg.message : t(`error.${msg.code}`));
         } else if (msg.type === "hint") {
           setHint(msg.move);
+          setHintRating(msg.rating || null);
         }
       },
       onStatus: (st) => {
@@ -172,7 +174,7 @@ function TablePage({ tableId, watch }) {
       return html`<section class="panel"><p>${t("table.refused")}</p><a href=${`#/t/${tableId}`} onClick=${() => location.reload()}>${t("table.openAgain")}</a></section>`;
     return html`<p class="loading" role="status">${t("table.connecting")}</p>`;
   }
-  return html`<${Table} view=${view} tableId=${tableId} conn=${conn} send=${(m) => sock.current?.send(m)} flash=${flash} hint=${hint} clearHint=${() => setHint(null)} />`;
+  return html`<${Table} view=${view} tableId=${tableId} conn=${conn} send=${(m) => sock.current?.send(m)} flash=${flash} hint=${hint} hintRating=${hintRating} clearHint=${() => setHint(null)} />`;
 }
 
 // ---------------------------------------------------------------- replay

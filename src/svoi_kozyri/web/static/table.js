@@ -226,7 +226,7 @@ function Hand({ view, readOnly, selectedBeat, onCard, hint }) {
   </div>`;
 }
 
-function Actions({ view, readOnly, selectedBeat, cancel, send, hint, askHint }) {
+function Actions({ view, readOnly, selectedBeat, cancel, send, hint, hintRating, askHint }) {
   const hand = view.hand;
   if (readOnly || view.viewer === null || !hand) return null;
   const myTurn = hand.to_act === view.viewer && !hand.result;
@@ -236,6 +236,7 @@ function Actions({ view, readOnly, selectedBeat, cancel, send, hint, askHint }) 
     ${selectedBeat ? html`<button id="cancel-btn" aria-keyshortcuts="Escape" onClick=${cancel}>${t("table.cancel")}</button>` : null}
     ${myTurn ? html`<button id="hint-btn" aria-keyshortcuts="H" onClick=${askHint}>${t("table.hint")}</button>` : null}
     ${hint ? html`<span class="hint-text" id="hint-text">${t("table.hintIs", { move: describeHint(hint, t) })}</span>` : null}
+    ${hint && hintRating ? html`<span class="hint-rating small" id="hint-rating" title=${t("table.hintRating")}>${hintRating}</span>` : null}
   </div>`;
 }
 
@@ -445,7 +446,7 @@ function Toast({ text }) {
 
 /** The whole table for one view. `send(msg)` sends a client message; `readOnly`
  * for replays (no clocks, no actions, no connection state). */
-export function Table({ view, tableId, conn = "connected", send = () => {}, readOnly = false, flash = "", hint = null, clearHint = () => {} }) {
+export function Table({ view, tableId, conn = "connected", send = () => {}, readOnly = false, flash = "", hint = null, hintRating = null, clearHint = () => {} }) {
   const [selectedBeat, setSelectedBeat] = useState(null);
   const [showPile, setShowPile] = useState(false);
   const root = useRef(null);
@@ -535,7 +536,7 @@ export function Table({ view, tableId, conn = "connected", send = () => {}, read
               ${myTurn && clock}
               ${me.standin ? html`<span class="tag warn">${t("table.standinYou")}</span>` : null}
             </div>
-            <${Actions} view=${view} readOnly=${readOnly} selectedBeat=${selectedBeat} cancel=${() => setSelectedBeat(null)} send=${play} hint=${hint} askHint=${() => send({ type: "hint" })} />
+            <${Actions} view=${view} readOnly=${readOnly} selectedBeat=${selectedBeat} cancel=${() => setSelectedBeat(null)} send=${play} hint=${hint} hintRating=${hintRating} askHint=${() => send({ type: "hint" })} />
             <${Hand} view=${view} readOnly=${readOnly} selectedBeat=${selectedBeat} onCard=${onCard} hint=${hint} />
           </div>`
         : null}
