@@ -126,9 +126,8 @@ def test_table_hand_analysis_as_seat_and_spectator(
     client, g = played
     tid = g["table_id"]
     params: dict[str, Any] = {"ms": MS}
-    if viewer is not None:
-        params["token"] = g["token"]
-    r = client.get(f"/api/tables/{tid}/hands/1/analysis", params=params)
+    headers = {"X-Seat-Token": g["token"]} if viewer is not None else {}
+    r = client.get(f"/api/tables/{tid}/hands/1/analysis", params=params, headers=headers)
     assert r.status_code == 200, r.text
     data = r.json()
     steps, final = truth(client, tid, 1)
@@ -161,7 +160,8 @@ def test_analysis_refuses_what_it_must(played: tuple[TestClient, dict[str, Any]]
     tid = g["table_id"]
     assert client.get(f"/api/tables/{tid}/hands/9/analysis").status_code == 404
     assert (
-        client.get(f"/api/tables/{tid}/hands/1/analysis", params={"token": "x"}).status_code == 403
+        client.get(f"/api/tables/{tid}/hands/1/analysis", headers={"X-Seat-Token": "x"}).status_code
+        == 403
     )
     assert client.get("/api/tables/nope/hands/1/analysis").status_code == 404
     r = client.get(f"/api/tables/{tid}/hands/1/analysis", params={"ms": 1e9})
@@ -189,7 +189,7 @@ def test_downloaded_records_keep_their_viewer(played: tuple[TestClient, dict[str
     client, g = played
     tid = g["table_id"]
     steps, final = truth(client, tid, 1)
-    mine = client.get(f"/api/tables/{tid}/record", params={"token": g["token"]}).text
+    mine = client.get(f"/api/tables/{tid}/record", headers={"X-Seat-Token": g["token"]}).text
     r = client.post("/api/analysis/record", json={"text": mine, "hand": 1, "ms": MS})
     assert r.status_code == 200, r.text
     data = r.json()
@@ -199,7 +199,9 @@ def test_downloaded_records_keep_their_viewer(played: tuple[TestClient, dict[str
     assert any(s["rating"] for s in data["steps"] if s["seat"] == "A")
     # the same steps as the table's own analysis shows seat A
     table = client.get(
-        f"/api/tables/{tid}/hands/1/analysis", params={"token": g["token"], "ms": MS}
+        f"/api/tables/{tid}/hands/1/analysis",
+        params={"ms": MS},
+        headers={"X-Seat-Token": g["token"]},
     ).json()
     keys = ("hand", "pile", "top", "sizes", "to_act", "mode", "legal", "pickup_count")
     assert [[s["before"][k] for k in keys] for s in data["steps"]] == [

@@ -109,7 +109,9 @@ def test_summary_and_rematch_with_the_same_seats(client: TestClient) -> None:
     a, b = two_humans(client, grace_s=0, rules={"loss_limit": 1}, **FAST)
     tid = a["table_id"]
     idle, _ = two_humans(client, grace_s=600)  # nobody plays there: its session runs on
-    early = client.post(f"/api/tables/{idle['table_id']}/rematch", params={"token": idle["token"]})
+    early = client.post(
+        f"/api/tables/{idle['table_id']}/rematch", headers={"X-Seat-Token": idle["token"]}
+    )
     assert early.status_code == 409 and early.json()["code"] == "session_running"
     view = wait_finished(client, tid)
     s = client.get(f"/api/tables/{tid}/summary").json()
@@ -119,7 +121,10 @@ def test_summary_and_rematch_with_the_same_seats(client: TestClient) -> None:
     assert [x["name"] for x in s["standings"]][:2] == ["Ann", "Bob"]
     assert not cards_in(s) and s["rematch"] is None
     assert client.post(f"/api/tables/{tid}/rematch").status_code == 403
-    assert client.post(f"/api/tables/{tid}/rematch", params={"token": "bad"}).status_code == 403
+    assert (
+        client.post(f"/api/tables/{tid}/rematch", headers={"X-Seat-Token": "bad"}).status_code
+        == 403
+    )
     with client.websocket_connect(f"/ws/{tid}") as wb:
         hello(wb, b["token"])
         ra = client.post(f"/api/tables/{tid}/rematch", headers={"X-Seat-Token": a["token"]})
@@ -128,9 +133,9 @@ def test_summary_and_rematch_with_the_same_seats(client: TestClient) -> None:
         assert new["seat"] == 0 and new["table_id"] != tid
         note = next_of(wb, "rematch")
         assert note["table_id"] == new["table_id"]
-    rb = client.post(f"/api/tables/{tid}/rematch", params={"token": b["token"]}).json()
+    rb = client.post(f"/api/tables/{tid}/rematch", headers={"X-Seat-Token": b["token"]}).json()
     assert rb["table_id"] == new["table_id"] and rb["seat"] == 1
-    again = client.post(f"/api/tables/{tid}/rematch", params={"token": a["token"]})
+    again = client.post(f"/api/tables/{tid}/rematch", headers={"X-Seat-Token": a["token"]})
     assert again.status_code == 409
     nv = client.get(f"/api/tables/{new['table_id']}").json()
     assert [s["name"] for s in nv["seats"]][:2] == ["Ann", "Bob"]
