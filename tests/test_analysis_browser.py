@@ -26,7 +26,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     tmp = tmp_path_factory.mktemp("analysis")
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("SVOI_KOZYRI_ANALYSIS_MS", "2500")  # a quick, partial rating
-        srv = ServerProcess(f"sqlite:///{tmp / 'web.db'}", seed=9, log_path=tmp / "s.log")
+        srv = ServerProcess(
+            f"sqlite:///{tmp / 'web.db'}", seed=9, log_path=tmp / "s.log", rate_limits=False
+        )
         srv.start()
     try:
         yield srv

@@ -105,9 +105,13 @@ def wait_finished(client: TestClient, tid: str) -> dict[str, Any]:
 
 
 def test_summary_and_rematch_with_the_same_seats(client: TestClient) -> None:
-    # nobody connects: stand-in bots play for both humans at once (grace 0)
+    # Bob looks in once and leaves: a table plays on for a while after its last
+    # player left (a table nobody ever joined waits), and with grace 0 stand-in bots
+    # play for both humans at once
     a, b = two_humans(client, grace_s=0, rules={"loss_limit": 1}, **FAST)
     tid = a["table_id"]
+    with client.websocket_connect(f"/ws/{tid}") as look:
+        hello(look, b["token"])
     idle, _ = two_humans(client, grace_s=600)  # nobody plays there: its session runs on
     early = client.post(
         f"/api/tables/{idle['table_id']}/rematch", headers={"X-Seat-Token": idle["token"]}
