@@ -182,6 +182,23 @@ CASES: list[tuple[str, list[str], str]] = [
         ["play", "--resume", "{tmp}/game.txt", "--position", POS],
         "either",
     ),
+    # -- engine, engine-test (the engine protocol)
+    ("engine-unknown-bot", ["engine", "nosuch"], "unknown bot 'nosuch'"),
+    ("engine-test-missing-command", ["engine-test"], "Missing argument"),
+    # -- migrate, calibrate-bots (the web server's database)
+    ("migrate-bad-url", ["migrate", "--database", "bogus://x"], "bogus"),
+    ("calibrate-one-bot", ["calibrate-bots", "--bots", "nosuch"], "at least two"),
+    # -- selfplay
+    (
+        "selfplay-unknown-bot",
+        ["selfplay", "--bots", "nosuch", "--hands", "2", "--out", "{tmp}/sp"],
+        "unknown bot 'nosuch'",
+    ),
+    (
+        "selfplay-negative-hands",
+        ["selfplay", "--bots", "random", "--hands", "-3", "--out", "{tmp}/sp"],
+        "--hands",
+    ),
     # -- the command itself
     ("unknown-command", ["deal"], "No such command 'deal'"),
 ]

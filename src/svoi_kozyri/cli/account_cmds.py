@@ -43,7 +43,7 @@ def calibrate_bots(
         ):
             typer.echo(line)
     except CalibrationError as e:
-        typer.echo(f"svoi-kozyri calibrate-bots: {e}", err=True)
+        typer.echo(f"error: {e}", err=True)
         raise typer.Exit(1) from None
 
 

@@ -80,6 +80,7 @@ def selfplay(
             task = bar.add_task("hands", total=hands)
             path = run_selfplay(config, out, workers, progress=lambda k: bar.advance(task, k))
     except (ValueError, RulesError) as e:
-        err.print(f"[red]error:[/] {e}")
+        # one unwrapped line, like every command's errors (cli/main.py)
+        typer.echo(f"error: {' '.join(str(e).split())}", err=True)
         raise typer.Exit(2) from None
     typer.echo(f"wrote {hands} hands in {config.num_chunks} chunk(s) to {path}")

@@ -163,7 +163,8 @@ def migrate(
         finally:
             engine.dispose()
     except (SQLAlchemyError, ImportError, ValueError) as e:
-        typer.echo(f"svoi-kozyri migrate: {type(e).__name__}: {e}".splitlines()[0], err=True)
+        reason = f"{type(e).__name__}: {e}".splitlines()[0]
+        typer.echo(f"error: --database {_shown(url)}: {reason}", err=True)
         raise typer.Exit(1) from None
     was = "an empty database" if before is None else f"revision {before}"
     typer.echo(f"{_shown(url)}: {was} -> revision {after}")

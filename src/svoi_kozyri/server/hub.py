@@ -27,7 +27,7 @@ from fastapi import WebSocket, WebSocketDisconnect
 
 from . import chat
 from .auth import LinkSigner, hash_token, new_token, seat_of_token
-from .bot_runner import CHEAP_BOTS, BotRunner, bot_names, default_bot
+from .bot_runner import CHEAP_BOTS, BotRunner, EnginePool, bot_names, default_bot
 from .cluster import Cluster
 from .db import Store
 from .guard import Limits, RateLimiter
@@ -91,6 +91,11 @@ class Hub:
         self.signer = LinkSigner(store.server_secret())
         self.cluster: Cluster | None = Cluster(self) if store.backend == "postgresql" else None
         """Sharing the tables with other processes (PostgreSQL only)."""
+
+    @property
+    def engines(self) -> EnginePool:
+        """The operator's external engines (``serve --engine NAME=CMD``)."""
+        return self.runner.engines
 
     @property
     def bots(self) -> list[str]:
