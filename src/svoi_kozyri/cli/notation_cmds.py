@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import errno
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -59,6 +61,8 @@ def records_cmd(
     from ..records import SPECTATOR, format_result_token, write_record
     from ..tui.replay import load_records
 
+    if not Path(path).exists():  # a missing file is a usage error (exit 2), like replay's
+        raise FileNotFoundError(errno.ENOENT, "no such file", str(path))
     try:
         recs = load_records(path)
     except SvoiKozyriError as e:  # a file that is not a good record file: exit 1
