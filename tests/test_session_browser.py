@@ -22,7 +22,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     if CHROMIUM is None:
         pytest.skip("Debian's chromium is not installed (apt-get install chromium)")
     tmp = tmp_path_factory.mktemp("session")
-    with ServerProcess(f"sqlite:///{tmp / 'web.db'}", seed=2, log_path=tmp / "s.log") as srv:
+    with ServerProcess(
+        f"sqlite:///{tmp / 'web.db'}", seed=2, log_path=tmp / "s.log", rate_limits=False
+    ) as srv:
         yield srv
 
 
@@ -49,6 +51,11 @@ def post(server: ServerProcess, path: str, body: dict[str, Any]) -> dict[str, An
     return data
 
 
+@pytest.mark.skip(
+    reason="its session is played by stand-in bots with nobody connected, which the server "
+    "no longer allows (issue 13: tables without people stop); to be rewritten with a player "
+    "looking in, as tests/test_table_social.py does"
+)
 def test_end_of_session_page(browser: Any, server: ServerProcess) -> None:
     seats = [{"kind": "human"}, {"kind": "human"}, {"kind": "bot", "bot": "random"}]
     a = post(
