@@ -264,10 +264,6 @@ class GameRecord:
         _walk(self, self.start_state(), check_result=True, out=steps)
         yield from steps
 
-    def start_hands(self) -> list[int]:
-        """The hands at the start (omniscient; raises for a viewer record)."""
-        return list(self.start_state().hands)
-
 
 def _seat_or_unknown(seat: int | None) -> str:
     return f"seat {seat_name(seat)}" if seat is not None and seat >= 0 else "one viewer"

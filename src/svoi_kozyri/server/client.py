@@ -37,11 +37,6 @@ def low_card_policy(legal: list[str], rng: random.Random) -> str:
     return min(plays, key=key)
 
 
-def random_policy(legal: list[str], rng: random.Random) -> str:
-    """A uniformly random legal move."""
-    return rng.choice(legal)
-
-
 @dataclass
 class SeatClient:
     """One viewer of a table: ``token=None`` is a spectator."""

@@ -9,20 +9,13 @@ written: at the end of a hand the loser's remaining cards stay private.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
-
 from .table import TableError, TableGame
 
 
 def export_records(game: TableGame, viewer: int | None) -> str:
     """All hands of the table's session as record text for ``viewer``."""
-    try:
-        records: Any = importlib.import_module("svoi_kozyri.records")
-    except ImportError:
-        raise TableError(
-            "no_record", "the record format (svoi_kozyri.records) is not installed"
-        ) from None
+    from .. import records
+
     names = {i: game.seat_label(i) for i in range(game.n)}
     who = records.SPECTATOR if viewer is None else viewer
     out = []
