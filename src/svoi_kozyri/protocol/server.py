@@ -188,6 +188,9 @@ class EngineServer:
             move = obs.legal_moves()[0]
         if go.infinite:  # UCI rule: under infinite, bestmove waits for stop
             self._stop_wanted.wait()
+        # the stop flag is process-wide: clear it once this search is over, so a
+        # later search in the same process (another bot, a test) is not cut short
+        SEARCH_STOP.clear()
         ms = int((time.perf_counter() - t0) * 1000)
         self.send(f"info time {ms}")
         self.send(f"bestmove {format_move_token(move)}")
@@ -199,6 +202,7 @@ class EngineServer:
             self._stop_wanted.set()
             SEARCH_STOP.set()
             t.join()
+            SEARCH_STOP.clear()
             self._search = None
 
 
