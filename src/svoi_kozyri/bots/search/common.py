@@ -246,17 +246,6 @@ class Budget:
             return True
         return i > 0 and (i & 7) == 0 and time.perf_counter() >= self.deadline
 
-    def seconds_left(self) -> float | None:
-        """Seconds left of a timed budget (``None``: iterations only)."""
-        if self.ms is None:
-            return None
-        return max(0.0, self.deadline - time.perf_counter())
-
-
-def turn_actions(state: State) -> tuple[int, ...]:
-    """Step-level legal actions (with :data:`PICKUP` only in respond mode)."""
-    return state.legal_actions()
-
 
 def move_of_steps(state: State, first: int, second: int | None) -> Move:
     """The turn-level move made of one or two step actions from ``state``."""

@@ -70,7 +70,18 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ...core import FREE, LEAD, OVER, PICKUP, RESPOND, Move, Observation, State
+from ...core import (
+    FREE,
+    LEAD,
+    OVER,
+    PICKUP,
+    RESPOND,
+    HandOverError,
+    Move,
+    Observation,
+    PositionError,
+    State,
+)
 from ...core.cards import NUM_CARDS, rank_of
 
 _BIG = 1 << 30
@@ -295,7 +306,7 @@ class Solver:
 
     def _root(self, state: State) -> tuple[int, int, int, int, int, int]:
         if not is_open(state):
-            raise ValueError(
+            raise PositionError(
                 "the solver needs an open position: at most two players holding cards, "
                 "at a turn boundary"
             )
@@ -989,7 +1000,7 @@ class Solver:
     def value(self, state: State, time_limit: float | None = None) -> int | None:
         """The exact value for the player to act, or ``None`` if not proven in time."""
         if state.phase == OVER:
-            raise ValueError("the hand is over")
+            raise HandOverError("the hand is over")
         return self.solve(state, time_limit).value
 
     def move_values(
