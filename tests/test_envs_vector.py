@@ -191,12 +191,13 @@ def test_deterministic_for_a_seed() -> None:
 
 
 def test_repetition_table_grows_and_recycles() -> None:
-    """Many long hands through a small batch: the shared table is rebuilt and stays
-    correct (compared with the engine on one row)."""
+    """Many long hands through a small batch: the per-hand tables grow, the pool
+    grows and its slabs are recycled, and the counts stay correct (compared with
+    the engine on one row)."""
     rules = Rules(num_players=2, pickup_rule="whole_pile")
     game = Game(rules)
     vg = VectorGame(rules, batch_size=64, seed=2)
-    start = vg._ht.shape[0]
+    start = vg._pool.shape[0]
     state = game.deal(int(vg.dealers[0]), vg.deck_of(0))
     for _ in range(3000):
         acts = vg.step_random()
@@ -205,5 +206,11 @@ def test_repetition_table_grows_and_recycles() -> None:
         _compare(vg, [state], 0)
         if 0 in vg.reset_done():
             state = game.deal(int(vg.dealers[0]), vg.deck_of(0))
-    assert vg._ht.shape[0] >= start
+    assert vg._pool.shape[0] > start  # grown while long hands were live
+    assert int(vg._tlog.max()) > 6  # some hand's table grew past the smallest size
     assert vg.hands_dealt > 64
+    # every entry of a live hand's table is counted, and tables stay half full at most
+    for b in range(64):
+        if vg.phase[b] != 3:
+            slab = vg._pool[vg._toff[b] : vg._toff[b] + (1 << vg._tlog[b])]
+            assert np.count_nonzero(slab) == vg._tcnt[b] <= len(slab) // 2

@@ -12,7 +12,9 @@ from typing import Final
 
 import numpy as np
 import numpy.typing as npt
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.extending import intrinsic
 
 from ..core import NUM_ACTIONS, NUM_CARDS, PICKUP
 
@@ -32,6 +34,8 @@ _KIND_DEFENCE: Final = 1
 
 # flag vector indices
 _F_N, _F_REP, _F_CAP, _F_FACE, _F_FREEDEF, _F_DISCARD, _F_DRAW, _F_MOST = range(8)
+#: how many hands ahead the repetition pass prefetches its table slots
+_PREFETCH_AHEAD: Final = 12
 
 _ZR = np.random.default_rng(0x5EEDC0DE)
 
@@ -47,12 +51,46 @@ _ZT: Final = _zkeys(16)
 _SALT: Final = np.uint64(0x9E3779B97F4A7C15)
 
 
-@njit(cache=True, inline="always")
-def _popcount(x: int) -> int:
-    x = x - ((x >> 1) & 0x5555555555555555)
-    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
-    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
-    return ((x * 0x0101010101010101) >> 56) & 0xFF
+@intrinsic
+def _popcount(typingctx, x):
+    """The number of set bits of an int64 (LLVM ``ctpop``: one ``popcnt``)."""
+    sig = types.int64(types.int64)
+
+    def codegen(context, builder, signature, args):
+        return builder.ctpop(args[0])
+
+    return sig, codegen
+
+
+@intrinsic
+def _lowest_bit(typingctx, x):
+    """Index of the lowest set bit of a non-zero int64 (LLVM ``cttz``: one ``tzcnt``)."""
+    sig = types.int64(types.int64)
+
+    def codegen(context, builder, signature, args):
+        return builder.cttz(args[0], ir.Constant(ir.IntType(1), 0))
+
+    return sig, codegen
+
+
+@intrinsic
+def _prefetch(typingctx, arr, idx):
+    """Hint the CPU to fetch element ``idx`` of the C-contiguous ``arr`` (flat index)
+    into the cache: the repetition pass asks for the table slots of hands ahead of
+    the one it is probing, so their cache misses overlap instead of queueing."""
+    sig = types.void(arr, idx)
+
+    def codegen(context, builder, signature, args):
+        ary = context.make_array(signature.args[0])(context, builder, args[0])
+        ptr = builder.bitcast(builder.gep(ary.data, [args[1]]), ir.IntType(8).as_pointer())
+        i32 = ir.IntType(32)
+        fn = builder.module.declare_intrinsic(
+            "llvm.prefetch", fnty=ir.FunctionType(ir.VoidType(), [ptr.type, i32, i32, i32])
+        )
+        builder.call(fn, [ptr, ir.Constant(i32, 1), ir.Constant(i32, 3), ir.Constant(i32, 1)])
+        return context.get_dummy_value()
+
+    return sig, codegen
 
 
 @njit(cache=True, inline="always")
@@ -60,78 +98,143 @@ def _bit(c):
     return np.int64(1) << np.int64(c)
 
 
-# --------------------------------------------------------------- repetition table
-# ht: (keys uint64[S], tags int64[S] (-1 never used; else b << 32 | epoch), counts
-# int32[S]); meta int64[4]: used slots, live entries, log2 size, unused.
+# --------------------------------------------------------------- repetition tables
+# hashing = (pool, pmeta, toff, tlog, tcnt, fhead, qrows, qkeys):
+# every hand has its own open-addressing table, a slab of 2**tlog[b] int64 words at
+# pool[toff[b]:] holding tcnt[b] entries (at most half full).  An entry is the
+# position key's upper 48 bits | its count (16 bits); 0 is an empty slot.  Slabs
+# are carved from the front of the pool (pmeta[0] words in use; the pool past them
+# is zero) and a freed slab goes on the free list of its size (fhead[log], linked
+# through the slab's first word).  A kernel first checks that the pool can serve
+# the worst case of its batch step (:func:`_pool_missing`); if not, it changes
+# nothing and returns _NEED_POOL, and Python grows the pool and calls again.
+# qrows/qkeys (pmeta[1] long) queue the positions of one batch step.
+
+_MIN_LOG: Final = 6
+_TAG: Final = -65536  # ~0xFFFF as int64: the key bits an entry keeps
+#: kernel return value: the pool must grow first (nothing was changed)
+_NEED_POOL: Final = -2
 
 
 @njit(cache=True, inline="always")
-def _ht_add(ht, meta, epochs, b, key):
-    """Count one more occurrence of ``key`` in hand ``b``; the new count.
+def _home(tag, log):
+    """Home slot of an entry in a table of 2**log slots (the tag's top bits mixed)."""
+    return np.int64((np.uint64(tag) * _SALT) >> np.uint64(64 - log))
 
-    ``ht`` is (S, 2) int64: the key, and ``(b + 1) << 40 | epoch << 16 | count``
-    (0: never used); an entry whose epoch is not its hand's current one is dead
-    (the hand was dealt again) and its slot is reused."""
-    mask = ht.shape[0] - 1
-    ep = epochs[b] & 0xFFFFFF
-    tag = ((b + 1) << 40) | (ep << 16)
-    k = np.int64(key)
-    i = np.int64((key ^ (np.uint64(b + 1) * _SALT)) & np.uint64(mask))
-    free = -1
+
+@njit(cache=True, inline="always")
+def _slab_alloc(hashing, log):
+    pool, pmeta, fhead = hashing[0], hashing[1], hashing[5]
+    size = np.int64(1) << log
+    off = fhead[log]
+    if off >= 0:
+        fhead[log] = pool[off]
+        for i in range(off, off + size):
+            pool[i] = 0
+    else:
+        off = pmeta[0]
+        pmeta[0] = off + size
+    return off
+
+
+@njit(cache=True, inline="always")
+def _slab_free(hashing, off, log):
+    pool, fhead = hashing[0], hashing[5]
+    pool[off] = fhead[log]
+    fhead[log] = off
+
+
+@njit(cache=True, inline="always")
+def _table_reset(hashing, b):
+    """Hand ``b`` starts afresh (dealt again, loaded, or a player went out, after
+    which no earlier position can recur): an empty table of the smallest size."""
+    pool, toff, tlog, tcnt = hashing[0], hashing[2], hashing[3], hashing[4]
+    off = toff[b]
+    if off >= 0 and tlog[b] == _MIN_LOG:
+        if tcnt[b]:
+            for i in range(off, off + (1 << _MIN_LOG)):
+                pool[i] = 0
+    else:
+        if off >= 0:
+            _slab_free(hashing, off, tlog[b])
+        toff[b] = _slab_alloc(hashing, _MIN_LOG)
+        tlog[b] = _MIN_LOG
+    tcnt[b] = 0
+
+
+@njit(cache=True)
+def _table_grow(hashing, b):
+    """Move hand ``b``'s entries into a table twice as large."""
+    pool, toff, tlog = hashing[0], hashing[2], hashing[3]
+    old = toff[b]
+    log = tlog[b]
+    nlog = log + 1
+    new = _slab_alloc(hashing, nlog)
+    mask = (np.int64(1) << nlog) - 1
+    for j in range(old, old + (np.int64(1) << log)):
+        e = pool[j]
+        if e != 0:
+            i = _home(e & _TAG, nlog)
+            while pool[new + i] != 0:
+                i = (i + 1) & mask
+            pool[new + i] = e
+    _slab_free(hashing, old, log)
+    toff[b] = new
+    tlog[b] = nlog
+
+
+@njit(cache=True, inline="always")
+def _table_add(hashing, b, key):
+    """Count one more occurrence of ``key`` in hand ``b``; the new count."""
+    pool, toff, tlog, tcnt = hashing[0], hashing[2], hashing[3], hashing[4]
+    tag = np.int64(key) & _TAG
+    log = tlog[b]
+    off = toff[b]
+    mask = (np.int64(1) << log) - 1
+    i = _home(tag, log)
     while True:
-        w = ht[i, 1]
-        if w == 0:
+        e = pool[off + i]
+        if e == 0:
             break
-        if (w & ~0xFFFF) == tag:
-            if ht[i, 0] == k:
-                c = (w & 0xFFFF) + 1
-                if c <= 0xFFFF:
-                    ht[i, 1] = tag | c
-                return c
-        elif free < 0 and ((w >> 16) & 0xFFFFFF) != (epochs[(w >> 40) - 1] & 0xFFFFFF):
-            free = i  # a dead entry of a hand dealt again: reusable
+        if (e & _TAG) == tag:
+            c = (e & 0xFFFF) + 1
+            if c <= 0xFFFF:
+                pool[off + i] = tag | c
+            return c
         i = (i + 1) & mask
-    if free < 0:
-        free = i
-        meta[0] += 1
-    ht[free, 0] = k
-    ht[free, 1] = tag | 1
+    n = tcnt[b] + 1
+    if 2 * n > mask + 1:
+        _table_grow(hashing, b)
+        log = tlog[b]
+        off = toff[b]
+        mask = (np.int64(1) << log) - 1
+        i = _home(tag, log)
+        while pool[off + i] != 0:
+            i = (i + 1) & mask
+    pool[off + i] = tag | 1
+    tcnt[b] = n
     return 1
 
 
-@njit(cache=True, inline="always")
-def _ht_is_live(w, epochs):
-    return w != 0 and ((w >> 16) & 0xFFFFFF) == (epochs[(w >> 40) - 1] & 0xFFFFFF)
+@njit(cache=True)
+def _pool_missing(hashing, phase, new_rows):
+    """Pool words missing for the worst case of one batch step (every live hand
+    growing its table, or going out and taking a fresh one) plus ``new_rows``
+    fresh tables; 0 or less when the pool suffices."""
+    pool, pmeta, tlog, tcnt = hashing[0], hashing[1], hashing[3], hashing[4]
+    need = np.int64(new_rows) << _MIN_LOG
+    for b in range(phase.shape[0]):
+        if phase[b] != _OVER:
+            need += np.int64(1) << _MIN_LOG
+            if 2 * (tcnt[b] + 1) > (np.int64(1) << tlog[b]):
+                need += np.int64(2) << tlog[b]
+    return pmeta[0] + need - pool.shape[0]
 
 
 @njit(cache=True)
-def _ht_live(ht, epochs):
-    """Number of live entries (of hands' current epochs)."""
-    live = 0
-    for j in range(ht.shape[0]):
-        if _ht_is_live(ht[j, 1], epochs):
-            live += 1
-    return live
-
-
-@njit(cache=True)
-def _ht_rebuild(ht, epochs, new):
-    """Copy the live entries of ``ht`` into the empty table ``new``; their number."""
-    mask = new.shape[0] - 1
-    live = 0
-    for j in range(ht.shape[0]):
-        w = ht[j, 1]
-        if not _ht_is_live(w, epochs):
-            continue
-        b = (w >> 40) - 1
-        k = ht[j, 0]
-        i = np.int64((np.uint64(k) ^ (np.uint64(b + 1) * _SALT)) & np.uint64(mask))
-        while new[i, 1] != 0:
-            i = (i + 1) & mask
-        new[i, 0] = k
-        new[i, 1] = w
-        live += 1
-    return live
+def _table_sizes(hashing):
+    """(entries held, pool words in use) of all hands' tables."""
+    return hashing[4].sum(), hashing[1][0]
 
 
 # --------------------------------------------------------------- the hand logic
@@ -152,7 +255,6 @@ def _legal_bits(b, hands, pile, plen, to_act, phase, beat):
 def _deal(b, dealer, order, st, flags, suit_owner, hashing):
     hands, _pile, plen, discard, to_act, phase, turns, zob, loser, reason = st[:10]
     picked, known0, decks, dealers, epochs = st[10:15]
-    ht, meta = hashing
     n = flags[_F_N]
     for s in range(4):
         hands[b, s] = 0
@@ -190,17 +292,16 @@ def _deal(b, dealer, order, st, flags, suit_owner, hashing):
     loser[b] = -1
     reason[b] = 0
     dealers[b] = dealer
-    # a new epoch: the hand's old repetition counts become dead entries
-    epochs[b] = (epochs[b] + 1) & 0x7FFFFFFF
+    epochs[b] += 1
     if flags[_F_REP]:
-        _ht_add(ht, meta, epochs, b, z ^ _ZT[to_act[b] * 4 + _FREE])
+        _table_reset(hashing, b)
+        _table_add(hashing, b, z ^ _ZT[to_act[b] * 4 + _FREE])
 
 
 @njit(cache=True)
 def _load(b, hands_in, known_in, pile_in, n_pile, disc, seat, ph, nturns, st, flags, hashing):
     hands, pile, plen, discard, to_act, phase, turns, zob, loser, reason = st[:10]
     picked, known0, decks, dealers, epochs = st[10:15]
-    ht, meta = hashing
     z = np.uint64(0)
     for seat_i in range(4):
         hands[b, seat_i] = hands_in[seat_i]
@@ -226,15 +327,20 @@ def _load(b, hands_in, known_in, pile_in, n_pile, disc, seat, ph, nturns, st, fl
     loser[b] = -1
     reason[b] = 0
     dealers[b] = -1
-    epochs[b] = (epochs[b] + 1) & 0x7FFFFFFF
-    if flags[_F_REP] and ph != _LEAD:
-        _ht_add(ht, meta, epochs, b, z ^ _ZT[seat * 4 + ph])
+    epochs[b] += 1
+    if flags[_F_REP]:
+        _table_reset(hashing, b)
+        if ph != _LEAD:
+            _table_add(hashing, b, z ^ _ZT[seat * 4 + ph])
 
 
 @njit(cache=True)
 def _deal_many(rows, dealers_in, orders, st, flags, suit_owner, hashing):
+    if flags[_F_REP] and _pool_missing(hashing, st[5][:0], rows.shape[0]) > 0:
+        return _NEED_POOL
     for j in range(rows.shape[0]):
         _deal(rows[j], dealers_in[j], orders[j], st, flags, suit_owner, hashing)
+    return 0
 
 
 @njit(cache=True, inline="always")
@@ -246,21 +352,12 @@ def _finish(b, st, who, why):
 
 
 @njit(cache=True, inline="always")
-def _end_turn(b, st, flags, hashing):
-    hands, to_act, phase, turns, zob = st[0], st[4], st[5], st[6], st[7]
-    epochs = st[14]
-    turns[b] += 1
-    limit = flags[_F_REP]
-    if limit:
-        ht, meta = hashing
-        key = zob[b] ^ _ZT[to_act[b] * 4 + phase[b]]
-        cnt = _ht_add(ht, meta, epochs, b, key)
-        if cnt >= limit:
-            _finish(b, st, -1, _REPETITION)
-            return
+def _check_cap(b, st, flags):
+    turns = st[6]
     cap = flags[_F_CAP]
     if cap and turns[b] >= cap:
         if flags[_F_MOST]:
+            hands = st[0]
             most = -1
             who = -1
             for i in range(flags[_F_N]):
@@ -273,6 +370,54 @@ def _end_turn(b, st, flags, hashing):
             _finish(b, st, who, _ACTION_CAP)
         else:
             _finish(b, st, -1, _ACTION_CAP)
+
+
+@njit(cache=True, inline="always")
+def _end_turn(b, st, flags, hashing):
+    """A turn ended in hand ``b``.  Without the repetition guard the action cap is
+    checked now; with it, the position's key is queued and :func:`_resolve` counts
+    it (and then checks the cap) after the whole batch has moved, so the hash-table
+    lookups of all hands run in one pass whose cache misses overlap."""
+    to_act, phase, turns, zob = st[4], st[5], st[6], st[7]
+    turns[b] += 1
+    if flags[_F_REP]:
+        meta, rows, keys = hashing[1], hashing[6], hashing[7]
+        j = meta[1]
+        rows[j] = b
+        keys[j] = zob[b] ^ _ZT[to_act[b] * 4 + phase[b]]
+        meta[1] = j + 1
+        return
+    _check_cap(b, st, flags)
+
+
+@njit(cache=True)
+def _resolve(st, flags, hashing):
+    """Count the queued positions (one per hand whose turn ended in this batch step),
+    ending hands that reached the repetition limit, then check the action cap of
+    the others; the table slots of the hands ahead are prefetched, so the cache
+    misses of many hands overlap instead of queueing."""
+    pool, meta, toff, tlog = hashing[0], hashing[1], hashing[2], hashing[3]
+    rows, keys = hashing[6], hashing[7]
+    k = meta[1]
+    if k == 0:
+        return
+    meta[1] = 0
+    for j in range(min(k, _PREFETCH_AHEAD)):
+        b = rows[j]
+        _prefetch(pool, toff[b] + _home(np.int64(keys[j]) & _TAG, tlog[b]))
+    for j in range(k):
+        ahead = j + _PREFETCH_AHEAD
+        if ahead < k:
+            b = rows[ahead]
+            _prefetch(pool, toff[b] + _home(np.int64(keys[ahead]) & _TAG, tlog[b]))
+        keys[j] = _table_add(hashing, rows[j], keys[j])
+    limit = np.uint64(flags[_F_REP])
+    for j in range(k):
+        b = rows[j]
+        if keys[j] >= limit:
+            _finish(b, st, -1, _REPETITION)
+        else:
+            _check_cap(b, st, flags)
 
 
 @njit(cache=True, inline="always")
@@ -300,9 +445,9 @@ def _went_out(b, p, kind, st, flags, beat, nxt, hashing):
             _finish(b, st, last, _OUT)
         return
     # Going out is irreversible (the hand stays empty), so no earlier position can
-    # occur again: a new epoch retires the hand's repetition counts.
-    epochs = st[14]
-    epochs[b] = (epochs[b] + 1) & 0x7FFFFFFF
+    # occur again: the hand's repetition counts start afresh.
+    if flags[_F_REP]:
+        _table_reset(hashing, b)
     q = nxt[p]
     while not hands[b, q]:
         q = nxt[q]
@@ -387,6 +532,8 @@ def _step_all(actions, st, flags, beat, req, nxt, hashing):
     """Check every live hand's action, then apply them all; -1, or the first bad row."""
     hands, pile, plen, _discard, to_act, phase = st[:6]
     B = hands.shape[0]
+    if flags[_F_REP] and _pool_missing(hashing, phase, 0) > 0:
+        return _NEED_POOL
     for b in range(B):
         if phase[b] == _OVER:
             continue
@@ -398,12 +545,8 @@ def _step_all(actions, st, flags, beat, req, nxt, hashing):
     for b in range(B):
         if phase[b] != _OVER:
             _apply(b, actions[b], st, flags, beat, req, nxt, hashing)
+    _resolve(st, flags, hashing)
     return -1
-
-
-_DEBRUIJN = np.zeros(64, dtype=np.int64)
-for _i in range(64):
-    _DEBRUIJN[((((1 << _i) * 0x022FDD63CC95386D) & 0xFFFFFFFFFFFFFFFF) >> 58) & 63] = _i
 
 
 @njit(cache=True, inline="always")
@@ -413,8 +556,7 @@ def _select_bit(m, k):
         m &= m - 1
     if m == 0:
         return -1
-    low = m & -m
-    return _DEBRUIJN[((low * 0x022FDD63CC95386D) >> 58) & 63]
+    return _lowest_bit(m)
 
 
 @njit(cache=True)
@@ -432,6 +574,8 @@ def _random_actions(u, out, st, beat):
 def _step_random(u, actions, st, flags, beat, req, nxt, hashing):
     """Pick a uniformly random legal action per live hand (from ``u``) and apply it."""
     hands, pile, plen, _discard, to_act, phase = st[:6]
+    if flags[_F_REP] and _pool_missing(hashing, phase, 0) > 0:
+        return _NEED_POOL
     live = 0
     for b in range(hands.shape[0]):
         if phase[b] == _OVER:
@@ -442,6 +586,7 @@ def _step_random(u, actions, st, flags, beat, req, nxt, hashing):
         actions[b] = a
         _apply(b, a, st, flags, beat, req, nxt, hashing)
         live += 1
+    _resolve(st, flags, hashing)
     return live
 
 

@@ -37,14 +37,14 @@ import numpy.typing as npt
 from ..core import NUM_ACTIONS, NUM_CARDS, Game, IllegalMoveError, Rules, RulesError, State
 from ..core.cards import cards_of
 from ._kernels import (
+    _NEED_POOL,
     _OVER,
     REASONS,
     _deal_many,
-    _ht_live,
-    _ht_rebuild,
     _legal_masks,
     _load,
     _observations,
+    _pool_missing,
     _random_actions,
     _step_all,
     _step_random,
@@ -135,7 +135,6 @@ class VectorGame:
         self._epochs = np.zeros(B, dtype=np.int64)
         #: hands dealt so far (including the current ones)
         self.hands_dealt = 0
-        self._ht_alloc(1 << 16)
         self._st = (
             self.hands,
             self.pile,
@@ -154,29 +153,48 @@ class VectorGame:
             self._epochs,
         )
         self._actions = np.zeros(B, dtype=np.int64)
+        self._tables_init()
         self.reset()
 
-    # -- repetition table -----------------------------------------------------------
+    # -- repetition tables -----------------------------------------------------------
 
-    def _ht_alloc(self, size: int) -> None:
-        self._ht = np.zeros((size, 2), dtype=np.int64)
-        self._meta = np.zeros(2, dtype=np.int64)  # slots ever used, spare
-        self._hashing = (self._ht, self._meta)
+    def _tables_init(self) -> None:
+        """Empty per-hand repetition tables (see ``_kernels``: one pool of slabs)."""
+        B = self.batch_size
+        size = B << 7 if self._flags[1] else 1
+        self._pool = np.zeros(size, dtype=np.int64)
+        self._pmeta = np.zeros(2, dtype=np.int64)  # pool words in use, queued positions
+        self._toff = np.full(B, -1, dtype=np.int64)
+        self._tlog = np.zeros(B, dtype=np.int64)
+        self._tcnt = np.zeros(B, dtype=np.int64)
+        self._fhead = np.full(64, -1, dtype=np.int64)
+        # the positions of one batch step, counted after all hands moved
+        self._queue_rows = np.zeros(B, dtype=np.int64)
+        self._queue_keys = np.zeros(B, dtype=np.uint64)
+        self._set_hashing()
 
-    def _ht_maintain(self) -> None:
-        """Keep the table under 70 % full: before a batch step could pass that, copy
-        the live entries into a table at least twice as large as they need."""
-        size = self._ht.shape[0]
-        margin = 2 * self.batch_size + 8
-        if self._meta[0] + margin <= size * 7 // 10:
+    def _set_hashing(self) -> None:
+        self._hashing = (
+            self._pool,
+            self._pmeta,
+            self._toff,
+            self._tlog,
+            self._tcnt,
+            self._fhead,
+            self._queue_rows,
+            self._queue_keys,
+        )
+
+    def _grow_pool(self, new_rows: int = 0) -> None:
+        """Make the pool large enough for the worst case of the next kernel call
+        (the slabs keep their offsets: the words are copied to the same places)."""
+        missing = int(_pool_missing(self._hashing, self.phase, new_rows))
+        if missing <= 0:
             return
-        live = int(_ht_live(self._ht, self._epochs))
-        new = size
-        while new < 2 * (live + margin):
-            new *= 2
-        old = self._ht
-        self._ht_alloc(new)
-        self._meta[0] = _ht_rebuild(old, self._epochs, self._ht)
+        old = self._pool
+        self._pool = np.zeros(max(2 * len(old), len(old) + missing), dtype=np.int64)
+        self._pool[: len(old)] = old
+        self._set_hashing()
 
     # -- episodes ---------------------------------------------------------------------
 
@@ -206,8 +224,9 @@ class VectorGame:
             raise ValueError("every deck must be an order of exactly this game's cards")
         if np.any((idx < 0) | (idx >= self.batch_size)):
             raise ValueError("row out of range")
-        self._ht_maintain()
-        _deal_many(idx, dl, orders, self._st, self._flags, self._suit_owner, self._hashing)
+        args = (idx, dl, orders, self._st, self._flags, self._suit_owner)
+        while _deal_many(*args, self._hashing) == _NEED_POOL:
+            self._grow_pool(len(idx))
         self.hands_dealt += len(idx)
 
     def load(self, rows: npt.ArrayLike, states: list[State]) -> None:
@@ -217,7 +236,8 @@ class VectorGame:
         idx = np.asarray(rows, dtype=np.int64).reshape(-1)
         if len(idx) != len(states):
             raise ValueError("one state per row")
-        self._ht_maintain()
+        if self._flags[1]:
+            self._grow_pool(len(idx))
         for b, state in zip(idx.tolist(), states, strict=True):
             if state.game != self.game:
                 raise RulesError("the state belongs to another game")
@@ -264,10 +284,9 @@ class VectorGame:
         acts = np.asarray(actions, dtype=np.int64).reshape(-1)
         if len(acts) != self.batch_size:
             raise ValueError(f"expected {self.batch_size} actions, got {len(acts)}")
-        self._ht_maintain()
-        bad = _step_all(
-            acts, self._st, self._flags, self._beat, self._req, self._nxt, self._hashing
-        )
+        args = (acts, self._st, self._flags, self._beat, self._req, self._nxt)
+        while (bad := _step_all(*args, self._hashing)) == _NEED_POOL:
+            self._grow_pool()
         if bad >= 0:
             raise IllegalMoveError(
                 f"row {bad}: action {int(acts[bad])} is not legal "
@@ -283,17 +302,10 @@ class VectorGame:
     def step_random(self) -> npt.NDArray[np.int64]:
         """Play one uniformly random legal action in every live hand (one compiled
         pass: the fast path for random rollouts); returns the actions (-1: over)."""
-        self._ht_maintain()
-        _step_random(
-            self.rng.random(self.batch_size),
-            self._actions,
-            self._st,
-            self._flags,
-            self._beat,
-            self._req,
-            self._nxt,
-            self._hashing,
-        )
+        u = self.rng.random(self.batch_size)
+        args = (u, self._actions, self._st, self._flags, self._beat, self._req, self._nxt)
+        while _step_random(*args, self._hashing) == _NEED_POOL:
+            self._grow_pool()
         return self._actions.copy()
 
     # -- views ------------------------------------------------------------------------
