@@ -2,8 +2,13 @@
 """The numba kernels of :mod:`svoi_kozyri.envs.vector` (a port of the hand logic of
 :mod:`svoi_kozyri.core.game`, one row of a batch at a time).
 
-mypy does not check this module: numba infers its types, and the functions take
-plain arrays and tuples of arrays (the state layout is in ``vector.VectorGame``).
+mypy does not check this module: numba infers its types.
+
+Layout (why): the state of all B hands is one int64 array ``S`` of shape (B, 32),
+one row of four cache lines per hand (the columns are the ``_C_*`` constants),
+plus the piles ``P`` (B, 40) int8.  The functions take those few arrays as plain
+arguments, never tuples of arrays: taking an array out of a tuple inside a loop
+costs numba a reference-count call each time, which used to be most of a step.
 """
 
 from __future__ import annotations
@@ -37,11 +42,31 @@ _F_N, _F_REP, _F_CAP, _F_FACE, _F_FREEDEF, _F_DISCARD, _F_DRAW, _F_MOST = range(
 #: how many hands ahead the repetition pass prefetches its table slots
 _PREFETCH_AHEAD: Final = 12
 
+# columns of S
+_C_HANDS: Final = 0  # 4 seats: cards held (bitmasks as in the engine)
+_C_PICKED: Final = 4  # 4 seats: cards picked up and not played since
+_C_KNOWN: Final = 8  # 4 seats: sixes handed to their owner at the deal
+_C_PLEN: Final = 12
+_C_DISCARD: Final = 13
+_C_TO_ACT: Final = 14
+_C_PHASE: Final = 15
+_C_TURNS: Final = 16
+_C_ZOB: Final = 17
+_C_LOSER: Final = 18
+_C_REASON: Final = 19
+_C_DEALER: Final = 20
+_C_SERIAL: Final = 21  # hands dealt into this row
+_C_TOFF: Final = 22  # repetition table: offset in the pool
+_C_TLOG: Final = 23  # log2 of its slots
+_C_TCNT: Final = 24  # entries held
+S_WIDTH: Final = 32
+
 _ZR = np.random.default_rng(0x5EEDC0DE)
 
 
-def _zkeys(*shape: int) -> npt.NDArray[np.uint64]:
-    return _ZR.integers(1, 2**64 - 1, size=shape, dtype=np.uint64, endpoint=True)
+def _zkeys(*shape: int) -> npt.NDArray[np.int64]:
+    keys = _ZR.integers(1, 2**64 - 1, size=shape, dtype=np.uint64, endpoint=True)
+    return keys.view(np.int64)  # the same 64 bits; S holds int64
 
 
 _ZH: Final = _zkeys(4, NUM_CARDS)
@@ -93,27 +118,52 @@ def _prefetch(typingctx, arr, idx):
     return sig, codegen
 
 
+@intrinsic
+def _unmanaged(typingctx, arr):
+    """The same array without its reference-counted owner (why: numba counts a
+    reference each time an array is passed to an inlined helper, an atomic
+    operation on the hot path; for an array without an owner LLVM proves those
+    counts are no-ops and drops them).  Only for arrays the caller keeps alive
+    for the whole kernel call, which every kernel's arguments are."""
+
+    def codegen(context, builder, signature, args):
+        ary = context.make_array(signature.args[0])(context, builder, args[0])
+        out = context.make_array(signature.return_type)(context, builder)
+        context.populate_array(
+            out,
+            data=ary.data,
+            shape=ary.shape,
+            strides=ary.strides,
+            itemsize=ary.itemsize,
+            meminfo=None,
+        )
+        return out._getvalue()
+
+    return arr(arr), codegen
+
+
 @njit(cache=True, inline="always")
 def _bit(c):
     return np.int64(1) << np.int64(c)
 
 
 # --------------------------------------------------------------- repetition tables
-# hashing = (pool, pmeta, toff, tlog, tcnt, fhead, qrows, qkeys):
-# every hand has its own open-addressing table, a slab of 2**tlog[b] int64 words at
-# pool[toff[b]:] holding tcnt[b] entries (at most half full).  An entry is the
-# position key's upper 48 bits | its count (16 bits); 0 is an empty slot.  Slabs
-# are carved from the front of the pool (pmeta[0] words in use; the pool past them
-# is zero) and a freed slab goes on the free list of its size (fhead[log], linked
-# through the slab's first word).  A kernel first checks that the pool can serve
-# the worst case of its batch step (:func:`_pool_missing`); if not, it changes
-# nothing and returns _NEED_POOL, and Python grows the pool and calls again.
-# qrows/qkeys (pmeta[1] long) queue the positions of one batch step.
+# Every hand has its own open-addressing table: a slab of 2**S[b, _C_TLOG] int64
+# words at pool[S[b, _C_TOFF]:], holding S[b, _C_TCNT] entries (at most half full).
+# An entry is the position key's upper 48 bits | its count (16 bits); 0 is an
+# empty slot.  Slabs are carved from the front of the pool (M[0] words in use; the
+# pool past them is zero) and a freed slab goes on the free list of its size
+# (M[2 + log], linked through the slab's first word).  A kernel first checks that
+# the pool can serve the worst case of its batch step (:func:`_pool_missing`); if
+# not, it changes nothing and returns _NEED_POOL, and Python grows the pool and
+# calls again.  Q (2, B) queues the (row, key) positions of one batch step, M[1]
+# long.
 
 _MIN_LOG: Final = 6
 _TAG: Final = -65536  # ~0xFFFF as int64: the key bits an entry keeps
 #: kernel return value: the pool must grow first (nothing was changed)
 _NEED_POOL: Final = -2
+M_SIZE: Final = 2 + 64
 
 
 @njit(cache=True, inline="always")
@@ -123,53 +173,46 @@ def _home(tag, log):
 
 
 @njit(cache=True, inline="always")
-def _slab_alloc(hashing, log):
-    pool, pmeta, fhead = hashing[0], hashing[1], hashing[5]
+def _slab_alloc(pool, M, log):
     size = np.int64(1) << log
-    off = fhead[log]
+    off = M[2 + log]
     if off >= 0:
-        fhead[log] = pool[off]
+        M[2 + log] = pool[off]
         for i in range(off, off + size):
             pool[i] = 0
     else:
-        off = pmeta[0]
-        pmeta[0] = off + size
+        off = M[0]
+        M[0] = off + size
     return off
 
 
 @njit(cache=True, inline="always")
-def _slab_free(hashing, off, log):
-    pool, fhead = hashing[0], hashing[5]
-    pool[off] = fhead[log]
-    fhead[log] = off
-
-
-@njit(cache=True, inline="always")
-def _table_reset(hashing, b):
+def _table_reset(b, S, pool, M):
     """Hand ``b`` starts afresh (dealt again, loaded, or a player went out, after
     which no earlier position can recur): an empty table of the smallest size."""
-    pool, toff, tlog, tcnt = hashing[0], hashing[2], hashing[3], hashing[4]
-    off = toff[b]
-    if off >= 0 and tlog[b] == _MIN_LOG:
-        if tcnt[b]:
+    off = S[b, _C_TOFF]
+    if off >= 0 and S[b, _C_TLOG] == _MIN_LOG:
+        if S[b, _C_TCNT]:
             for i in range(off, off + (1 << _MIN_LOG)):
                 pool[i] = 0
     else:
         if off >= 0:
-            _slab_free(hashing, off, tlog[b])
-        toff[b] = _slab_alloc(hashing, _MIN_LOG)
-        tlog[b] = _MIN_LOG
-    tcnt[b] = 0
+            log = S[b, _C_TLOG]
+            pool[off] = M[2 + log]
+            M[2 + log] = off
+        S[b, _C_TOFF] = _slab_alloc(pool, M, _MIN_LOG)
+        S[b, _C_TLOG] = _MIN_LOG
+    S[b, _C_TCNT] = 0
 
 
 @njit(cache=True)
-def _table_grow(hashing, b):
+def _table_grow(b, S, pool, M):
     """Move hand ``b``'s entries into a table twice as large."""
-    pool, toff, tlog = hashing[0], hashing[2], hashing[3]
-    old = toff[b]
-    log = tlog[b]
+    S, pool, M = _unmanaged(S), _unmanaged(pool), _unmanaged(M)
+    old = S[b, _C_TOFF]
+    log = S[b, _C_TLOG]
     nlog = log + 1
-    new = _slab_alloc(hashing, nlog)
+    new = _slab_alloc(pool, M, nlog)
     mask = (np.int64(1) << nlog) - 1
     for j in range(old, old + (np.int64(1) << log)):
         e = pool[j]
@@ -178,18 +221,18 @@ def _table_grow(hashing, b):
             while pool[new + i] != 0:
                 i = (i + 1) & mask
             pool[new + i] = e
-    _slab_free(hashing, old, log)
-    toff[b] = new
-    tlog[b] = nlog
+    pool[old] = M[2 + log]
+    M[2 + log] = old
+    S[b, _C_TOFF] = new
+    S[b, _C_TLOG] = nlog
 
 
 @njit(cache=True, inline="always")
-def _table_add(hashing, b, key):
+def _table_add(b, S, pool, M, key):
     """Count one more occurrence of ``key`` in hand ``b``; the new count."""
-    pool, toff, tlog, tcnt = hashing[0], hashing[2], hashing[3], hashing[4]
-    tag = np.int64(key) & _TAG
-    log = tlog[b]
-    off = toff[b]
+    tag = key & _TAG
+    log = S[b, _C_TLOG]
+    off = S[b, _C_TOFF]
     mask = (np.int64(1) << log) - 1
     i = _home(tag, log)
     while True:
@@ -202,350 +245,361 @@ def _table_add(hashing, b, key):
                 pool[off + i] = tag | c
             return c
         i = (i + 1) & mask
-    n = tcnt[b] + 1
+    n = S[b, _C_TCNT] + 1
     if 2 * n > mask + 1:
-        _table_grow(hashing, b)
-        log = tlog[b]
-        off = toff[b]
+        _table_grow(b, S, pool, M)
+        log = S[b, _C_TLOG]
+        off = S[b, _C_TOFF]
         mask = (np.int64(1) << log) - 1
         i = _home(tag, log)
         while pool[off + i] != 0:
             i = (i + 1) & mask
     pool[off + i] = tag | 1
-    tcnt[b] = n
+    S[b, _C_TCNT] = n
     return 1
 
 
 @njit(cache=True)
-def _pool_missing(hashing, phase, new_rows):
+def _pool_missing(S, pool, M, new_rows):
     """Pool words missing for the worst case of one batch step (every live hand
     growing its table, or going out and taking a fresh one) plus ``new_rows``
     fresh tables; 0 or less when the pool suffices."""
-    pool, pmeta, tlog, tcnt = hashing[0], hashing[1], hashing[3], hashing[4]
     need = np.int64(new_rows) << _MIN_LOG
-    for b in range(phase.shape[0]):
-        if phase[b] != _OVER:
+    for b in range(S.shape[0]):
+        if S[b, _C_PHASE] != _OVER:
             need += np.int64(1) << _MIN_LOG
-            if 2 * (tcnt[b] + 1) > (np.int64(1) << tlog[b]):
-                need += np.int64(2) << tlog[b]
-    return pmeta[0] + need - pool.shape[0]
-
-
-@njit(cache=True)
-def _table_sizes(hashing):
-    """(entries held, pool words in use) of all hands' tables."""
-    return hashing[4].sum(), hashing[1][0]
+            if 2 * (S[b, _C_TCNT] + 1) > (np.int64(1) << S[b, _C_TLOG]):
+                need += np.int64(2) << S[b, _C_TLOG]
+    return M[0] + need - pool.shape[0]
 
 
 # --------------------------------------------------------------- the hand logic
 
 
 @njit(cache=True, inline="always")
-def _legal_bits(b, hands, pile, plen, to_act, phase, beat):
-    ph = phase[b]
-    p = to_act[b]
+def _legal_bits(b, S, P, beat):
+    ph = S[b, _C_PHASE]
+    p = S[b, _C_TO_ACT]
     if ph == _RESPOND:
-        return (beat[p, pile[b, plen[b] - 1]] & hands[b, p]) | (1 << PICKUP)
+        return (beat[p, P[b, S[b, _C_PLEN] - 1]] & S[b, _C_HANDS + p]) | (1 << PICKUP)
     if ph == _OVER:
         return 0
-    return hands[b, p]
+    return S[b, _C_HANDS + p]
 
 
 @njit(cache=True)
-def _deal(b, dealer, order, st, flags, suit_owner, hashing):
-    hands, _pile, plen, discard, to_act, phase, turns, zob, loser, reason = st[:10]
-    picked, known0, decks, dealers, epochs = st[10:15]
+def _deal(b, dealer, order, S, P, D, flags, suit_owner, pool, M):
     n = flags[_F_N]
     for s in range(4):
-        hands[b, s] = 0
-        picked[b, s] = 0
-        known0[b, s] = 0
+        S[b, _C_HANDS + s] = 0
+        S[b, _C_PICKED + s] = 0
+        S[b, _C_KNOWN + s] = 0
     k = order.shape[0]
     for i in range(k):
         c = order[i]
-        hands[b, (dealer + 1 + i) % n] |= _bit(c)
-        decks[b, i] = c
+        S[b, _C_HANDS + (dealer + 1 + i) % n] |= _bit(c)
+        D[b, i] = c
     for i in range(k, NUM_CARDS):
-        decks[b, i] = -1
+        D[b, i] = -1
     for s in range(4):
         o = suit_owner[s]
         if o < 0:
             continue
-        bit = 1 << (s * 10 + 1)
+        bit = np.int64(1) << (s * 10 + 1)
         for seat in range(n):
-            if seat != o and hands[b, seat] & bit:
-                hands[b, seat] &= ~bit
-                hands[b, o] |= bit
-        known0[b, o] |= bit
-    z = np.uint64(0)
+            if seat != o and S[b, _C_HANDS + seat] & bit:
+                S[b, _C_HANDS + seat] &= ~bit
+                S[b, _C_HANDS + o] |= bit
+        S[b, _C_KNOWN + o] |= bit
+    z = np.int64(0)
     for seat in range(n):
-        h = hands[b, seat]
+        h = S[b, _C_HANDS + seat]
         for c in range(NUM_CARDS):
             if h >> c & 1:
                 z ^= _ZH[seat, c]
-    zob[b] = z
-    plen[b] = 0
-    discard[b] = 0
-    to_act[b] = (dealer + 1) % n
-    phase[b] = _FREE
-    turns[b] = 0
-    loser[b] = -1
-    reason[b] = 0
-    dealers[b] = dealer
-    epochs[b] += 1
+    S[b, _C_ZOB] = z
+    S[b, _C_PLEN] = 0
+    S[b, _C_DISCARD] = 0
+    first = (dealer + 1) % n
+    S[b, _C_TO_ACT] = first
+    S[b, _C_PHASE] = _FREE
+    S[b, _C_TURNS] = 0
+    S[b, _C_LOSER] = -1
+    S[b, _C_REASON] = 0
+    S[b, _C_DEALER] = dealer
+    S[b, _C_SERIAL] += 1
     if flags[_F_REP]:
-        _table_reset(hashing, b)
-        _table_add(hashing, b, z ^ _ZT[to_act[b] * 4 + _FREE])
+        _table_reset(b, S, pool, M)
+        _table_add(b, S, pool, M, z ^ _ZT[first * 4 + _FREE])
 
 
 @njit(cache=True)
-def _load(b, hands_in, known_in, pile_in, n_pile, disc, seat, ph, nturns, st, flags, hashing):
-    hands, pile, plen, discard, to_act, phase, turns, zob, loser, reason = st[:10]
-    picked, known0, decks, dealers, epochs = st[10:15]
-    z = np.uint64(0)
+def _load(b, hands_in, known_in, pile_in, n_pile, disc, seat, ph, nturns, S, P, D, flags, pool, M):
+    z = np.int64(0)
     for seat_i in range(4):
-        hands[b, seat_i] = hands_in[seat_i]
-        known0[b, seat_i] = known_in[seat_i]
-        picked[b, seat_i] = 0
+        S[b, _C_HANDS + seat_i] = hands_in[seat_i]
+        S[b, _C_KNOWN + seat_i] = known_in[seat_i]
+        S[b, _C_PICKED + seat_i] = 0
         for c in range(NUM_CARDS):
             if hands_in[seat_i] >> c & 1:
                 z ^= _ZH[seat_i, c]
     for i in range(NUM_CARDS):
-        pile[b, i] = pile_in[i]
-        decks[b, i] = -1
+        P[b, i] = pile_in[i]
+        D[b, i] = -1
     for i in range(n_pile):
         z ^= _ZP[i, pile_in[i]]
     for c in range(NUM_CARDS):
         if disc >> c & 1:
             z ^= _ZD[c]
-    zob[b] = z
-    plen[b] = n_pile
-    discard[b] = disc
-    to_act[b] = seat
-    phase[b] = ph
-    turns[b] = nturns
-    loser[b] = -1
-    reason[b] = 0
-    dealers[b] = -1
-    epochs[b] += 1
+    S[b, _C_ZOB] = z
+    S[b, _C_PLEN] = n_pile
+    S[b, _C_DISCARD] = disc
+    S[b, _C_TO_ACT] = seat
+    S[b, _C_PHASE] = ph
+    S[b, _C_TURNS] = nturns
+    S[b, _C_LOSER] = -1
+    S[b, _C_REASON] = 0
+    S[b, _C_DEALER] = -1
+    S[b, _C_SERIAL] += 1
     if flags[_F_REP]:
-        _table_reset(hashing, b)
+        _table_reset(b, S, pool, M)
         if ph != _LEAD:
-            _table_add(hashing, b, z ^ _ZT[seat * 4 + ph])
+            _table_add(b, S, pool, M, z ^ _ZT[seat * 4 + ph])
 
 
 @njit(cache=True)
-def _deal_many(rows, dealers_in, orders, st, flags, suit_owner, hashing):
-    if flags[_F_REP] and _pool_missing(hashing, st[5][:0], rows.shape[0]) > 0:
+def _deal_many(rows, dealers_in, orders, S, P, D, flags, suit_owner, pool, M):
+    rows, dealers_in, orders, S, P, D, flags, suit_owner, pool, M = (
+        _unmanaged(rows),
+        _unmanaged(dealers_in),
+        _unmanaged(orders),
+        _unmanaged(S),
+        _unmanaged(P),
+        _unmanaged(D),
+        _unmanaged(flags),
+        _unmanaged(suit_owner),
+        _unmanaged(pool),
+        _unmanaged(M),
+    )
+    if flags[_F_REP] and _pool_missing(S[:0], pool, M, rows.shape[0]) > 0:
         return _NEED_POOL
     for j in range(rows.shape[0]):
-        _deal(rows[j], dealers_in[j], orders[j], st, flags, suit_owner, hashing)
+        _deal(rows[j], dealers_in[j], orders[j], S, P, D, flags, suit_owner, pool, M)
     return 0
 
 
 @njit(cache=True, inline="always")
-def _finish(b, st, who, why):
-    st[9][b] = why
-    st[8][b] = who
-    st[5][b] = _OVER
-    st[4][b] = -1
+def _finish(b, S, who, why):
+    S[b, _C_REASON] = why
+    S[b, _C_LOSER] = who
+    S[b, _C_PHASE] = _OVER
+    S[b, _C_TO_ACT] = -1
 
 
 @njit(cache=True, inline="always")
-def _check_cap(b, st, flags):
-    turns = st[6]
+def _check_cap(b, S, flags):
     cap = flags[_F_CAP]
-    if cap and turns[b] >= cap:
+    if cap and S[b, _C_TURNS] >= cap:
         if flags[_F_MOST]:
-            hands = st[0]
             most = -1
             who = -1
             for i in range(flags[_F_N]):
-                c = _popcount(hands[b, i])
+                c = _popcount(S[b, _C_HANDS + i])
                 if c > most:
                     most = c
                     who = i
                 elif c == most:
                     who = -1
-            _finish(b, st, who, _ACTION_CAP)
+            _finish(b, S, who, _ACTION_CAP)
         else:
-            _finish(b, st, -1, _ACTION_CAP)
+            _finish(b, S, -1, _ACTION_CAP)
 
 
 @njit(cache=True, inline="always")
-def _end_turn(b, st, flags, hashing):
+def _end_turn(b, S, flags, M, Q):
     """A turn ended in hand ``b``.  Without the repetition guard the action cap is
     checked now; with it, the position's key is queued and :func:`_resolve` counts
     it (and then checks the cap) after the whole batch has moved, so the hash-table
     lookups of all hands run in one pass whose cache misses overlap."""
-    to_act, phase, turns, zob = st[4], st[5], st[6], st[7]
-    turns[b] += 1
+    S[b, _C_TURNS] += 1
     if flags[_F_REP]:
-        meta, rows, keys = hashing[1], hashing[6], hashing[7]
-        j = meta[1]
-        rows[j] = b
-        keys[j] = zob[b] ^ _ZT[to_act[b] * 4 + phase[b]]
-        meta[1] = j + 1
+        j = M[1]
+        Q[0, j] = b
+        Q[1, j] = S[b, _C_ZOB] ^ _ZT[S[b, _C_TO_ACT] * 4 + S[b, _C_PHASE]]
+        M[1] = j + 1
         return
-    _check_cap(b, st, flags)
+    _check_cap(b, S, flags)
 
 
 @njit(cache=True)
-def _resolve(st, flags, hashing):
+def _resolve(S, flags, pool, M, Q):
     """Count the queued positions (one per hand whose turn ended in this batch step),
     ending hands that reached the repetition limit, then check the action cap of
     the others; the table slots of the hands ahead are prefetched, so the cache
     misses of many hands overlap instead of queueing."""
-    pool, meta, toff, tlog = hashing[0], hashing[1], hashing[2], hashing[3]
-    rows, keys = hashing[6], hashing[7]
-    k = meta[1]
+    S, flags, pool, M, Q = (
+        _unmanaged(S),
+        _unmanaged(flags),
+        _unmanaged(pool),
+        _unmanaged(M),
+        _unmanaged(Q),
+    )
+    k = M[1]
     if k == 0:
         return
-    meta[1] = 0
+    M[1] = 0
+    limit = flags[_F_REP]
     for j in range(min(k, _PREFETCH_AHEAD)):
-        b = rows[j]
-        _prefetch(pool, toff[b] + _home(np.int64(keys[j]) & _TAG, tlog[b]))
+        b = Q[0, j]
+        _prefetch(pool, S[b, _C_TOFF] + _home(Q[1, j] & _TAG, S[b, _C_TLOG]))
     for j in range(k):
         ahead = j + _PREFETCH_AHEAD
         if ahead < k:
-            b = rows[ahead]
-            _prefetch(pool, toff[b] + _home(np.int64(keys[ahead]) & _TAG, tlog[b]))
-        keys[j] = _table_add(hashing, rows[j], keys[j])
-    limit = np.uint64(flags[_F_REP])
-    for j in range(k):
-        b = rows[j]
-        if keys[j] >= limit:
-            _finish(b, st, -1, _REPETITION)
+            b = Q[0, ahead]
+            _prefetch(pool, S[b, _C_TOFF] + _home(Q[1, ahead] & _TAG, S[b, _C_TLOG]))
+        b = Q[0, j]
+        if _table_add(b, S, pool, M, Q[1, j]) >= limit:
+            _finish(b, S, -1, _REPETITION)
         else:
-            _check_cap(b, st, flags)
+            _check_cap(b, S, flags)
 
 
 @njit(cache=True, inline="always")
-def _went_out(b, p, kind, st, flags, beat, nxt, hashing):
-    hands, pile, plen, discard, to_act, phase, turns, zob = st[:8]
+def _went_out(b, p, kind, S, P, flags, beat, nxt, pool, M, Q):
     n = flags[_F_N]
     rem = 0
     last = -1
     for i in range(n):
-        if hands[b, i]:
+        if S[b, _C_HANDS + i]:
             rem += 1
             last = i
     if rem <= 1:
-        turns[b] += 1
+        S[b, _C_TURNS] += 1
         if rem == 0:
-            _finish(b, st, -1, _LAST_CARD)
+            _finish(b, S, -1, _LAST_CARD)
             return
-        hl = hands[b, last]
-        top = pile[b, plen[b] - 1]
+        hl = S[b, _C_HANDS + last]
+        top = P[b, S[b, _C_PLEN] - 1]
         draw = flags[_F_DRAW]
         single = (hl & (hl - 1)) == 0
         if draw != 0 and single and (draw == 2 or kind == _KIND_LEAD) and beat[last, top] & hl:
-            _finish(b, st, -1, _LAST_CARD)
+            _finish(b, S, -1, _LAST_CARD)
         else:
-            _finish(b, st, last, _OUT)
+            _finish(b, S, last, _OUT)
         return
     # Going out is irreversible (the hand stays empty), so no earlier position can
     # occur again: the hand's repetition counts start afresh.
     if flags[_F_REP]:
-        _table_reset(hashing, b)
+        _table_reset(b, S, pool, M)
     q = nxt[p]
-    while not hands[b, q]:
+    while not S[b, _C_HANDS + q]:
         q = nxt[q]
-    to_act[b] = q
+    S[b, _C_TO_ACT] = q
     if kind == _KIND_DEFENCE:
+        n_pile = S[b, _C_PLEN]
         if flags[_F_DISCARD]:
-            d = discard[b]
-            z = zob[b]
-            for i in range(plen[b]):
-                c = pile[b, i]
+            d = S[b, _C_DISCARD]
+            z = S[b, _C_ZOB]
+            for i in range(n_pile):
+                c = P[b, i]
                 d |= _bit(c)
                 z ^= _ZP[i, c] ^ _ZD[c]
-            discard[b] = d
-            zob[b] = z
-            plen[b] = 0
-        phase[b] = _FREE if flags[_F_FREEDEF] or plen[b] == 0 else _RESPOND
+            S[b, _C_DISCARD] = d
+            S[b, _C_ZOB] = z
+            S[b, _C_PLEN] = 0
+            n_pile = 0
+        S[b, _C_PHASE] = _FREE if flags[_F_FREEDEF] or n_pile == 0 else _RESPOND
     else:
-        phase[b] = _RESPOND
-    _end_turn(b, st, flags, hashing)
+        S[b, _C_PHASE] = _RESPOND
+    _end_turn(b, S, flags, M, Q)
 
 
 @njit(cache=True, inline="always")
-def _pickup(b, p, st, flags, req, nxt, hashing):
-    hands, pile, plen, _discard, to_act, phase, _turns, zob = st[:8]
-    picked = st[10]
-    n_pile = plen[b]
-    k = req[p, pile[b, n_pile - 1]]
+def _pickup(b, p, S, P, flags, req, nxt, M, Q):
+    n_pile = S[b, _C_PLEN]
+    k = req[p, P[b, n_pile - 1]]
     if k > n_pile:
         k = n_pile
-    taken = 0
-    z = zob[b]
+    taken = np.int64(0)
+    z = S[b, _C_ZOB]
     for i in range(n_pile - 1, n_pile - 1 - k, -1):
-        c = pile[b, i]
+        c = P[b, i]
         taken |= _bit(c)
         z ^= _ZP[i, c] ^ _ZH[p, c]
-    zob[b] = z
-    plen[b] = n_pile - k
-    hands[b, p] |= taken
-    picked[b, p] |= taken
+    S[b, _C_ZOB] = z
+    left = n_pile - k
+    S[b, _C_PLEN] = left
+    S[b, _C_HANDS + p] |= taken
+    S[b, _C_PICKED + p] |= taken
     q = nxt[p]
-    while not hands[b, q]:
+    while not S[b, _C_HANDS + q]:
         q = nxt[q]
-    to_act[b] = q
-    phase[b] = _RESPOND if plen[b] and flags[_F_FACE] else _FREE
-    _end_turn(b, st, flags, hashing)
+    S[b, _C_TO_ACT] = q
+    S[b, _C_PHASE] = _RESPOND if left and flags[_F_FACE] else _FREE
+    _end_turn(b, S, flags, M, Q)
 
 
 @njit(cache=True, inline="always")
-def _apply(b, a, st, flags, beat, req, nxt, hashing):
-    hands, pile, plen, _discard, to_act, phase, _turns, zob = st[:8]
-    ph = phase[b]
-    p = to_act[b]
-    h = hands[b, p]
+def _apply(b, a, S, P, flags, beat, req, nxt, pool, M, Q):
+    ph = S[b, _C_PHASE]
+    p = S[b, _C_TO_ACT]
     if ph == _RESPOND and a == PICKUP:
-        _pickup(b, p, st, flags, req, nxt, hashing)
+        _pickup(b, p, S, P, flags, req, nxt, M, Q)
         return
-    h ^= _bit(a)
-    hands[b, p] = h
-    n_pile = plen[b]
-    zob[b] ^= _ZH[p, a] ^ _ZP[n_pile, a]
-    pile[b, n_pile] = a
-    plen[b] = n_pile + 1
+    h = S[b, _C_HANDS + p] ^ _bit(a)
+    S[b, _C_HANDS + p] = h
+    n_pile = S[b, _C_PLEN]
+    S[b, _C_ZOB] ^= _ZH[p, a] ^ _ZP[n_pile, a]
+    P[b, n_pile] = a
+    S[b, _C_PLEN] = n_pile + 1
     if ph == _RESPOND:
         if h:
-            phase[b] = _LEAD
+            S[b, _C_PHASE] = _LEAD
         else:
-            _went_out(b, p, _KIND_DEFENCE, st, flags, beat, nxt, hashing)
+            _went_out(b, p, _KIND_DEFENCE, S, P, flags, beat, nxt, pool, M, Q)
         return
     if h:
         q = nxt[p]
-        while not hands[b, q]:
+        while not S[b, _C_HANDS + q]:
             q = nxt[q]
-        to_act[b] = q
-        phase[b] = _RESPOND
-        _end_turn(b, st, flags, hashing)
+        S[b, _C_TO_ACT] = q
+        S[b, _C_PHASE] = _RESPOND
+        _end_turn(b, S, flags, M, Q)
     else:
-        _went_out(b, p, _KIND_LEAD, st, flags, beat, nxt, hashing)
+        _went_out(b, p, _KIND_LEAD, S, P, flags, beat, nxt, pool, M, Q)
 
 
 @njit(cache=True)
-def _step_all(actions, st, flags, beat, req, nxt, hashing):
-    """Check every live hand's action, then apply them all; -1, or the first bad row."""
-    hands, pile, plen, _discard, to_act, phase = st[:6]
-    B = hands.shape[0]
-    if flags[_F_REP] and _pool_missing(hashing, phase, 0) > 0:
+def _step_all(actions, S, P, flags, beat, req, nxt, pool, M, Q):
+    """Check every live hand's action, then apply them all; -1, the first bad row,
+    or _NEED_POOL (nothing done)."""
+    actions, S, P, flags, beat, req, nxt, pool, M, Q = (
+        _unmanaged(actions),
+        _unmanaged(S),
+        _unmanaged(P),
+        _unmanaged(flags),
+        _unmanaged(beat),
+        _unmanaged(req),
+        _unmanaged(nxt),
+        _unmanaged(pool),
+        _unmanaged(M),
+        _unmanaged(Q),
+    )
+    B = S.shape[0]
+    if flags[_F_REP] and _pool_missing(S, pool, M, 0) > 0:
         return _NEED_POOL
     for b in range(B):
-        if phase[b] == _OVER:
+        if S[b, _C_PHASE] == _OVER:
             continue
         a = actions[b]
         if a < 0 or a > PICKUP:
             return b
-        if not (_legal_bits(b, hands, pile, plen, to_act, phase, beat) >> a) & 1:
+        if not (_legal_bits(b, S, P, beat) >> a) & 1:
             return b
     for b in range(B):
-        if phase[b] != _OVER:
-            _apply(b, actions[b], st, flags, beat, req, nxt, hashing)
-    _resolve(st, flags, hashing)
+        if S[b, _C_PHASE] != _OVER:
+            _apply(b, actions[b], S, P, flags, beat, req, nxt, pool, M, Q)
+    _resolve(S, flags, pool, M, Q)
     return -1
 
 
@@ -560,10 +614,16 @@ def _select_bit(m, k):
 
 
 @njit(cache=True)
-def _random_actions(u, out, st, beat):
-    hands, pile, plen, _discard, to_act, phase = st[:6]
-    for b in range(hands.shape[0]):
-        m = _legal_bits(b, hands, pile, plen, to_act, phase, beat)
+def _random_actions(u, out, S, P, beat):
+    u, out, S, P, beat = (
+        _unmanaged(u),
+        _unmanaged(out),
+        _unmanaged(S),
+        _unmanaged(P),
+        _unmanaged(beat),
+    )
+    for b in range(S.shape[0]):
+        m = _legal_bits(b, S, P, beat)
         if m == 0:
             out[b] = -1
         else:
@@ -571,70 +631,94 @@ def _random_actions(u, out, st, beat):
 
 
 @njit(cache=True)
-def _step_random(u, actions, st, flags, beat, req, nxt, hashing):
-    """Pick a uniformly random legal action per live hand (from ``u``) and apply it."""
-    hands, pile, plen, _discard, to_act, phase = st[:6]
-    if flags[_F_REP] and _pool_missing(hashing, phase, 0) > 0:
+def _step_random(u, actions, S, P, flags, beat, req, nxt, pool, M, Q):
+    """Pick a uniformly random legal action per live hand (from ``u``) and apply it;
+    the number of live hands, or _NEED_POOL (nothing done)."""
+    u, actions, S, P, flags, beat, req, nxt, pool, M, Q = (
+        _unmanaged(u),
+        _unmanaged(actions),
+        _unmanaged(S),
+        _unmanaged(P),
+        _unmanaged(flags),
+        _unmanaged(beat),
+        _unmanaged(req),
+        _unmanaged(nxt),
+        _unmanaged(pool),
+        _unmanaged(M),
+        _unmanaged(Q),
+    )
+    if flags[_F_REP] and _pool_missing(S, pool, M, 0) > 0:
         return _NEED_POOL
     live = 0
-    for b in range(hands.shape[0]):
-        if phase[b] == _OVER:
+    for b in range(S.shape[0]):
+        if S[b, _C_PHASE] == _OVER:
             actions[b] = -1
             continue
-        m = _legal_bits(b, hands, pile, plen, to_act, phase, beat)
+        m = _legal_bits(b, S, P, beat)
         a = _select_bit(m, int(u[b] * _popcount(m)))
         actions[b] = a
-        _apply(b, a, st, flags, beat, req, nxt, hashing)
+        _apply(b, a, S, P, flags, beat, req, nxt, pool, M, Q)
         live += 1
-    _resolve(st, flags, hashing)
+    _resolve(S, flags, pool, M, Q)
     return live
 
 
 @njit(cache=True)
-def _legal_masks(out, st, beat):
-    hands, pile, plen, _discard, to_act, phase = st[:6]
-    for b in range(hands.shape[0]):
-        m = _legal_bits(b, hands, pile, plen, to_act, phase, beat)
+def _legal_masks(out, S, P, beat):
+    out, S, P, beat = _unmanaged(out), _unmanaged(S), _unmanaged(P), _unmanaged(beat)
+    for b in range(S.shape[0]):
+        m = _legal_bits(b, S, P, beat)
         for i in range(NUM_ACTIONS):
             out[b, i] = (m >> i) & 1
 
 
 @njit(cache=True)
-def _observations(out, seats, st, flags, req, abs_of_rel, const, rel_seat, deck):
-    hands, pile, plen, discard, to_act, phase, turns = st[:7]
-    picked, known0 = st[10], st[11]
+def _observations(out, seats, S, P, flags, req, abs_of_rel, const, rel_seat, deck):
+    out, seats, S, P, flags, req, abs_of_rel, const, rel_seat = (
+        _unmanaged(out),
+        _unmanaged(seats),
+        _unmanaged(S),
+        _unmanaged(P),
+        _unmanaged(flags),
+        _unmanaged(req),
+        _unmanaged(abs_of_rel),
+        _unmanaged(const),
+        _unmanaged(rel_seat),
+    )
     n = flags[_F_N]
     cap = flags[_F_CAP]
     masks = np.zeros(14, dtype=np.int64)
     base = 14 * NUM_CARDS
-    for b in range(hands.shape[0]):
+    for b in range(S.shape[0]):
         seat = seats[b]
-        own = hands[b, seat]
+        own = S[b, _C_HANDS + seat]
+        disc = S[b, _C_DISCARD]
         masks[:] = 0
         masks[0] = own
-        placed = own | discard[b]
+        placed = own | disc
         for i in range(n):
             if i != seat:
-                kn = (known0[b, i] | picked[b, i]) & hands[b, i]
+                kn = (S[b, _C_KNOWN + i] | S[b, _C_PICKED + i]) & S[b, _C_HANDS + i]
                 masks[rel_seat[seat, i]] = kn
                 placed |= kn
-        np_ = plen[b]
-        pm = 0
+        np_ = S[b, _C_PLEN]
+        pm = np.int64(0)
         for j in range(np_):
-            pm |= _bit(pile[b, j])
+            pm |= _bit(P[b, j])
         masks[4] = pm
         for k in range(min(5, np_)):
-            masks[5 + k] = _bit(pile[b, np_ - 1 - k])
-        masks[10] = discard[b]
+            masks[5 + k] = _bit(P[b, np_ - 1 - k])
+        masks[10] = disc
         masks[11] = deck & ~(placed | pm)
-        masks[12] = ((1 << NUM_CARDS) - 1) & ~deck
+        masks[12] = ((np.int64(1) << NUM_CARDS) - 1) & ~deck
         take = 0
-        ph = phase[b]
+        ph = S[b, _C_PHASE]
+        to_act = S[b, _C_TO_ACT]
         if ph == _RESPOND and np_:
-            take = min(req[to_act[b], pile[b, np_ - 1]], np_)
-            tm = 0
+            take = min(req[to_act, P[b, np_ - 1]], np_)
+            tm = np.int64(0)
             for j in range(np_ - take, np_):
-                tm |= _bit(pile[b, j])
+                tm |= _bit(P[b, j])
             masks[13] = tm
         row = out[b]
         perm = abs_of_rel[seat]
@@ -648,12 +732,12 @@ def _observations(out, seats, st, flags, req, abs_of_rel, const, rel_seat, deck)
             row[base + j] = cst[j]
         for i in range(n):
             r = rel_seat[seat, i]
-            c = _popcount(hands[b, i])
+            c = _popcount(S[b, _C_HANDS + i])
             row[base + r] = c / NUM_CARDS
             row[base + 8 + r] = 1.0 if c else 0.0
         if ph != _OVER:
-            row[base + 12 + rel_seat[seat, to_act[b]]] = 1.0
+            row[base + 12 + rel_seat[seat, to_act]] = 1.0
         row[base + 16 + ph] = 1.0
         row[base + 56] = np_ / NUM_CARDS
         row[base + 57] = take / NUM_CARDS
-        row[base + 58] = turns[b] / cap if cap else 0.0
+        row[base + 58] = S[b, _C_TURNS] / cap if cap else 0.0

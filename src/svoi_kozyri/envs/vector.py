@@ -36,19 +36,8 @@ import numpy.typing as npt
 
 from ..core import NUM_ACTIONS, NUM_CARDS, Game, IllegalMoveError, Rules, RulesError, State
 from ..core.cards import cards_of
-from ._kernels import (
-    _NEED_POOL,
-    _OVER,
-    REASONS,
-    _deal_many,
-    _legal_masks,
-    _load,
-    _observations,
-    _pool_missing,
-    _random_actions,
-    _step_all,
-    _step_random,
-)
+from . import _kernels as K
+from ._kernels import _OVER, REASONS
 from .encoding import OBS_SIZE, SCALAR_OFFSET, seat_view
 
 __all__ = ["REASONS", "VectorGame"]
@@ -110,91 +99,54 @@ class VectorGame:
         self._abs_of_rel = np.array([v.abs_of_rel for v in views], dtype=np.int64)
         self._const = np.array([v.const for v in views], dtype=np.float32)
         self._rel_seat = np.array([v.rel_seat for v in views], dtype=np.int64)
+        # all the per-hand numbers live in one (B, 32) int64 array, a row per hand
+        # (see ``_kernels``); the public arrays below are views of its columns
+        S = self._S = np.zeros((B, K.S_WIDTH), dtype=np.int64)
         #: cards held, per hand and seat (bitmasks as in the engine)
-        self.hands = np.zeros((B, 4), dtype=np.int64)
+        self.hands = S[:, K._C_HANDS : K._C_HANDS + 4]
         #: the pile, bottom first; ``pile_len`` cards of each row are valid
         self.pile = np.zeros((B, NUM_CARDS), dtype=np.int8)
-        self.pile_len = np.zeros(B, dtype=np.int64)
-        self.discard = np.zeros(B, dtype=np.int64)
+        self.pile_len = S[:, K._C_PLEN]
+        self.discard = S[:, K._C_DISCARD]
         #: the seat to act (-1 once over)
-        self.to_act = np.zeros(B, dtype=np.int64)
+        self.to_act = S[:, K._C_TO_ACT]
         #: 0 free, 1 respond, 2 lead (mid-turn), 3 over
-        self.phase = np.zeros(B, dtype=np.int64)
-        self.turns = np.zeros(B, dtype=np.int64)
-        self._zob = np.zeros(B, dtype=np.uint64)
+        self.phase = S[:, K._C_PHASE]
+        self.turns = S[:, K._C_TURNS]
         #: the durak's seat, -1 for a draw or while the hand goes on
-        self.loser = np.zeros(B, dtype=np.int64)
+        self.loser = S[:, K._C_LOSER]
         #: index into :data:`REASONS` (0 while the hand goes on)
-        self.reason = np.zeros(B, dtype=np.int64)
-        self._picked = np.zeros((B, 4), dtype=np.int64)
-        self._known0 = np.zeros((B, 4), dtype=np.int64)
+        self.reason = S[:, K._C_REASON]
+        self._picked = S[:, K._C_PICKED : K._C_PICKED + 4]
+        self._known0 = S[:, K._C_KNOWN : K._C_KNOWN + 4]
         #: each hand's deck order (top card first, -1 padded) and dealer, so any hand
         #: can be replayed with ``game.deal(dealer, deck)``
         self.decks = np.full((B, NUM_CARDS), -1, dtype=np.int8)
-        self.dealers = np.zeros(B, dtype=np.int64)
-        self._epochs = np.zeros(B, dtype=np.int64)
+        self.dealers = S[:, K._C_DEALER]
         #: hands dealt so far (including the current ones)
         self.hands_dealt = 0
-        self._st = (
-            self.hands,
-            self.pile,
-            self.pile_len,
-            self.discard,
-            self.to_act,
-            self.phase,
-            self.turns,
-            self._zob,
-            self.loser,
-            self.reason,
-            self._picked,
-            self._known0,
-            self.decks,
-            self.dealers,
-            self._epochs,
-        )
+        # repetition tables: per hand a slab of the pool (offset, log2 size, entries)
+        S[:, K._C_TOFF] = -1
+        self._toff = S[:, K._C_TOFF]
+        self._tlog = S[:, K._C_TLOG]
+        self._tcnt = S[:, K._C_TCNT]
+        self._pool = np.zeros(B << 7 if self._flags[1] else 1, dtype=np.int64)
+        self._M = np.zeros(K.M_SIZE, dtype=np.int64)  # pool words in use, queued, free lists
+        self._M[2:] = -1
+        # the (row, key) positions of one batch step, counted after all hands moved
+        self._Q = np.zeros((2, B), dtype=np.int64)
         self._actions = np.zeros(B, dtype=np.int64)
-        self._tables_init()
         self.reset()
-
-    # -- repetition tables -----------------------------------------------------------
-
-    def _tables_init(self) -> None:
-        """Empty per-hand repetition tables (see ``_kernels``: one pool of slabs)."""
-        B = self.batch_size
-        size = B << 7 if self._flags[1] else 1
-        self._pool = np.zeros(size, dtype=np.int64)
-        self._pmeta = np.zeros(2, dtype=np.int64)  # pool words in use, queued positions
-        self._toff = np.full(B, -1, dtype=np.int64)
-        self._tlog = np.zeros(B, dtype=np.int64)
-        self._tcnt = np.zeros(B, dtype=np.int64)
-        self._fhead = np.full(64, -1, dtype=np.int64)
-        # the positions of one batch step, counted after all hands moved
-        self._queue_rows = np.zeros(B, dtype=np.int64)
-        self._queue_keys = np.zeros(B, dtype=np.uint64)
-        self._set_hashing()
-
-    def _set_hashing(self) -> None:
-        self._hashing = (
-            self._pool,
-            self._pmeta,
-            self._toff,
-            self._tlog,
-            self._tcnt,
-            self._fhead,
-            self._queue_rows,
-            self._queue_keys,
-        )
 
     def _grow_pool(self, new_rows: int = 0) -> None:
         """Make the pool large enough for the worst case of the next kernel call
         (the slabs keep their offsets: the words are copied to the same places)."""
-        missing = int(_pool_missing(self._hashing, self.phase, new_rows))
+        missing = int(K._pool_missing(self._S, self._pool, self._M, new_rows))
         if missing <= 0:
             return
         old = self._pool
         self._pool = np.zeros(max(2 * len(old), len(old) + missing), dtype=np.int64)
         self._pool[: len(old)] = old
-        self._set_hashing()
 
     # -- episodes ---------------------------------------------------------------------
 
@@ -224,8 +176,8 @@ class VectorGame:
             raise ValueError("every deck must be an order of exactly this game's cards")
         if np.any((idx < 0) | (idx >= self.batch_size)):
             raise ValueError("row out of range")
-        args = (idx, dl, orders, self._st, self._flags, self._suit_owner)
-        while _deal_many(*args, self._hashing) == _NEED_POOL:
+        args = (idx, dl, orders, self._S, self.pile, self.decks, self._flags, self._suit_owner)
+        while K._deal_many(*args, self._pool, self._M) == K._NEED_POOL:
             self._grow_pool(len(idx))
         self.hands_dealt += len(idx)
 
@@ -248,7 +200,7 @@ class VectorGame:
             known = [0, 0, 0, 0]
             known[: self.n] = [state.known_cards(i) for i in range(self.n)]
             pile = state.pile_cards()
-            _load(
+            K._load(
                 b,
                 np.array(hands, dtype=np.int64),
                 np.array(known, dtype=np.int64),
@@ -258,9 +210,12 @@ class VectorGame:
                 state.to_act_seat,
                 state.phase,
                 state.turns,
-                self._st,
+                self._S,
+                self.pile,
+                self.decks,
                 self._flags,
-                self._hashing,
+                self._pool,
+                self._M,
             )
 
     def reset_done(self) -> npt.NDArray[np.int64]:
@@ -284,8 +239,8 @@ class VectorGame:
         acts = np.asarray(actions, dtype=np.int64).reshape(-1)
         if len(acts) != self.batch_size:
             raise ValueError(f"expected {self.batch_size} actions, got {len(acts)}")
-        args = (acts, self._st, self._flags, self._beat, self._req, self._nxt)
-        while (bad := _step_all(*args, self._hashing)) == _NEED_POOL:
+        args = (acts, self._S, self.pile, self._flags, self._beat, self._req, self._nxt)
+        while (bad := K._step_all(*args, self._pool, self._M, self._Q)) == K._NEED_POOL:
             self._grow_pool()
         if bad >= 0:
             raise IllegalMoveError(
@@ -296,15 +251,15 @@ class VectorGame:
     def random_actions(self) -> npt.NDArray[np.int64]:
         """A uniformly random legal action per hand (-1 where the hand is over)."""
         out = np.empty(self.batch_size, dtype=np.int64)
-        _random_actions(self.rng.random(self.batch_size), out, self._st, self._beat)
+        K._random_actions(self.rng.random(self.batch_size), out, self._S, self.pile, self._beat)
         return out
 
     def step_random(self) -> npt.NDArray[np.int64]:
         """Play one uniformly random legal action in every live hand (one compiled
         pass: the fast path for random rollouts); returns the actions (-1: over)."""
         u = self.rng.random(self.batch_size)
-        args = (u, self._actions, self._st, self._flags, self._beat, self._req, self._nxt)
-        while _step_random(*args, self._hashing) == _NEED_POOL:
+        args = (u, self._actions, self._S, self.pile, self._flags, self._beat, self._req)
+        while K._step_random(*args, self._nxt, self._pool, self._M, self._Q) == K._NEED_POOL:
             self._grow_pool()
         return self._actions.copy()
 
@@ -314,7 +269,7 @@ class VectorGame:
         """(B, 41) int8 legal-action masks (all zero for hands that are over)."""
         if out is None:
             out = np.empty((self.batch_size, NUM_ACTIONS), dtype=np.int8)
-        _legal_masks(out, self._st, self._beat)
+        K._legal_masks(out, self._S, self.pile, self._beat)
         return out
 
     def observations(
@@ -331,10 +286,11 @@ class VectorGame:
                 raise ValueError(f"one seat in 0..{self.n - 1} per hand")
         if out is None:
             out = np.empty((self.batch_size, OBS_SIZE), dtype=np.float32)
-        _observations(
+        K._observations(
             out,
             s,
-            self._st,
+            self._S,
+            self.pile,
             self._flags,
             self._req,
             self._abs_of_rel,
