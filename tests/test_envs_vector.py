@@ -209,8 +209,8 @@ def test_repetition_table_grows_and_recycles() -> None:
     assert vg._pool.shape[0] > start  # grown while long hands were live
     assert int(vg._tlog.max()) > 6  # some hand's table grew past the smallest size
     assert vg.hands_dealt > 64
-    # every entry of a live hand's table is counted, and tables stay half full at most
+    # every entry of a live hand's table is counted, and tables stay at most three quarters full
     for b in range(64):
         if vg.phase[b] != 3:
             slab = vg._pool[vg._toff[b] : vg._toff[b] + (1 << vg._tlog[b])]
-            assert np.count_nonzero(slab) == vg._tcnt[b] <= len(slab) // 2
+            assert np.count_nonzero(slab) == vg._tcnt[b] <= len(slab) * 3 // 4

@@ -40,7 +40,7 @@ _KIND_DEFENCE: Final = 1
 # flag vector indices
 _F_N, _F_REP, _F_CAP, _F_FACE, _F_FREEDEF, _F_DISCARD, _F_DRAW, _F_MOST = range(8)
 #: how many hands ahead the repetition pass prefetches its table slots
-_PREFETCH_AHEAD: Final = 12
+_PREFETCH_AHEAD: Final = 16
 
 # columns of S
 _C_HANDS: Final = 0  # 4 seats: cards held (bitmasks as in the engine)
@@ -149,7 +149,7 @@ def _bit(c):
 
 # --------------------------------------------------------------- repetition tables
 # Every hand has its own open-addressing table: a slab of 2**S[b, _C_TLOG] int64
-# words at pool[S[b, _C_TOFF]:], holding S[b, _C_TCNT] entries (at most half full).
+# words at pool[S[b, _C_TOFF]:], holding S[b, _C_TCNT] entries (at most 3/4 full).
 # An entry is the position key's upper 48 bits | its count (16 bits); 0 is an
 # empty slot.  Slabs are carved from the front of the pool (M[0] words in use; the
 # pool past them is zero) and a freed slab goes on the free list of its size
@@ -246,7 +246,7 @@ def _table_add(b, S, pool, M, key):
             return c
         i = (i + 1) & mask
     n = S[b, _C_TCNT] + 1
-    if 2 * n > mask + 1:
+    if 4 * n > 3 * (mask + 1):
         _table_grow(b, S, pool, M)
         log = S[b, _C_TLOG]
         off = S[b, _C_TOFF]
@@ -268,7 +268,7 @@ def _pool_missing(S, pool, M, new_rows):
     for b in range(S.shape[0]):
         if S[b, _C_PHASE] != _OVER:
             need += np.int64(1) << _MIN_LOG
-            if 2 * (S[b, _C_TCNT] + 1) > (np.int64(1) << S[b, _C_TLOG]):
+            if 4 * (S[b, _C_TCNT] + 1) > 3 * (np.int64(1) << S[b, _C_TLOG]):
                 need += np.int64(2) << S[b, _C_TLOG]
     return M[0] + need - pool.shape[0]
 

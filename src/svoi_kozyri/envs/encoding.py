@@ -37,6 +37,7 @@ from ..core import (
     Observation,
     State,
 )
+from ._encode import encode_one
 
 #: 40-card planes, in this order (see ``docs/envs.md``).
 PLANES: Final = (
@@ -129,7 +130,17 @@ class SeatView:
     """Precomputed per-(game, seat) tables: the card permutation and the constant
     part of the tensor (seat existence, ownership, suit map, rules)."""
 
-    __slots__ = ("abs_of_rel", "const", "n", "rel_of_abs", "rel_seat", "seat", "shifts")
+    __slots__ = (
+        "abs_of_rel",
+        "const",
+        "n",
+        "perm",
+        "rel4",
+        "rel_of_abs",
+        "rel_seat",
+        "seat",
+        "shifts",
+    )
 
     def __init__(self, game: Game, seat: int) -> None:
         n = game.n
@@ -147,8 +158,11 @@ class SeatView:
             [rel_suit[c // 10] * 10 + c % 10 for c in range(NUM_CARDS)], dtype=np.int64
         )
         self.shifts = self.abs_of_rel
+        #: the same as int64, and the relative seats padded to 4 (compiled encoder)
+        self.perm = self.abs_of_rel.astype(np.int64)
         #: relative seat of absolute seat i, for i in range(n)
         self.rel_seat = tuple((i - seat) % n for i in range(n))
+        self.rel4 = np.array([*self.rel_seat, *[0] * (4 - n)], dtype=np.int64)
         const = np.zeros(OBS_SIZE - SCALAR_OFFSET, dtype=np.float32)
         base = SCALAR_OFFSET
         for i in range(n):
@@ -264,29 +278,68 @@ def encode_observation(
 
 
 def encode_state(
-    state: State, seat: int, out: npt.NDArray[np.float32] | None = None
+    state: State,
+    seat: int,
+    out: npt.NDArray[np.float32] | None = None,
+    mask_out: npt.NDArray[np.int8] | None = None,
 ) -> npt.NDArray[np.float32]:
     """The tensor of ``seat``'s observation of ``state``, read directly from the
     state's public fields and ``seat``'s own hand (equal to
-    ``encode_observation(observe(state, seat))``, without building the observation)."""
+    ``encode_observation(observe(state, seat))``, without building the observation).
+    Written by one compiled call (:mod:`._encode`); with ``mask_out`` that call also
+    writes :func:`action_mask` of ``state`` (the mask of the seat to act) there."""
     game = state.game
-    n = game.n
+    view = seat_view(game, seat)
     hands = state.hands
-    known = [state.known_cards(i) for i in range(n)]
-    return _encode(
-        game,
+    n = game.n
+    pile = state.pile
+    np_ = len(pile)
+    discard = state.discard
+    in_play = state.origin.cards
+    held = 0
+    for h in hands:
+        held |= h
+    pm = in_play & ~held & ~discard
+    tops = [pile[np_ - 1 - k] if k < np_ else -1 for k in range(5)]
+    phase = state.phase
+    to_act = state.to_act_seat
+    take = tm = 0
+    if phase == RESPOND and np_:
+        take = min(game._req[to_act][pile[-1]], np_)
+        for c in pile[np_ - take :]:
+            tm |= 1 << c
+    known = [0, 0, 0, 0]
+    for i in range(n):
+        if i != seat:
+            known[i] = state.known_cards(i)
+    h4 = [*hands, 0, 0, 0][:4]
+    ints = (
+        n,
         seat,
-        hands[seat],
-        known,
-        [h.bit_count() for h in hands],
-        state.pile,
-        state.discard,
-        state.to_act_seat,
-        state.phase,
+        *h4,
+        *known,
+        pm,
+        *tops,
+        discard,
+        in_play,
+        tm,
+        np_,
+        take,
+        to_act,
+        _PHASE_INDEX[phase],
         state.turns,
-        state.origin.cards,
-        out,
+        game.rules.max_actions_per_hand or 0,
+        state.legal_action_mask() if mask_out is not None else 0,
     )
+    if out is None:
+        out = np.empty(OBS_SIZE, dtype=np.float32)
+    encode_one(
+        out, _NO_MASK if mask_out is None else mask_out, view.perm, view.const, view.rel4, ints
+    )
+    return out
+
+
+_NO_MASK: Final = np.zeros(0, dtype=np.int8)
 
 
 def action_mask(state: State) -> npt.NDArray[np.int8]:

@@ -35,7 +35,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from ..core import NUM_ACTIONS, Game, IllegalMoveError, Rules, State, blind_owners
-from .encoding import OBS_SIZE, action_mask, encode_state
+from .encoding import OBS_SIZE, encode_state
 
 ENV_NAME = "svoi_kozyri_v0"
 AgentID = str
@@ -143,14 +143,13 @@ class raw_env(AECEnv):  # type: ignore[misc]
         self.infos[self.agent_selection]["legal_actions"] = state.legal_actions()
 
     def observe(self, agent: AgentID) -> ObsDict:
-        """``agent``'s observation tensor and action mask."""
+        """``agent``'s observation tensor and action mask: fresh arrays (a stored
+        observation stays as it was), written by one compiled call."""
         state = self.hand
         seat = self._index[agent]
-        if state.to_act_seat == seat:
-            mask = action_mask(state)
-        else:
-            mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        return {"observation": encode_state(state, seat), "action_mask": mask}
+        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        obs = encode_state(state, seat, mask_out=mask if state.to_act_seat == seat else None)
+        return {"observation": obs, "action_mask": mask}
 
     def step(self, action: int | None) -> None:
         """Apply the current agent's step action (``None`` once it is terminated)."""
