@@ -23,15 +23,18 @@ _BASE = 14 * NUM_CARDS
 
 
 @njit(cache=True)
-def encode_one(out, mask_out, perm, const, rel, ints):  # pragma: no cover - numba
-    """Fill ``out`` (float32[634]) and ``mask_out`` (int8[41], when not empty).
+def encode_one(out, mask_out, tab, ints):  # pragma: no cover - numba
+    """Fill ``out`` (float32[634], holding the observer's template: zeros and the
+    constant scalars) and ``mask_out`` (int8[41], when not empty).
 
-    ``perm``: the observer's absolute card at each relative index (int64[40]);
-    ``const``: the constant scalar part (float32[74]); ``rel``: relative seat of each
-    absolute seat (int64[4]); ``ints`` (int64[24]): n, seat, hands[4], known[4] (cards
-    the observer knows in each other hand), pile mask, the 5 top cards (-1 padded),
-    discard, cards in play, take mask, pile length, take count, seat to act, phase,
-    turns, cap, legal-action bitmask."""
+    ``tab`` (int64[44]): the observer's absolute card at each relative index, then
+    the relative seat of each absolute seat; ``ints`` (26 ints): n, seat, hands[4],
+    known[4] (cards the observer knows in each other hand), pile mask, the 5 top
+    cards (-1 padded), discard, cards in play, take mask, pile length, take count,
+    seat to act, phase index, turns, cap, legal-action bitmask.  Few arguments on
+    purpose: each array argument costs the call a few hundred nanoseconds."""
+    perm = tab[:NUM_CARDS]
+    rel = tab[NUM_CARDS:]
     n = ints[0]
     seat = ints[1]
     own = ints[2 + seat]
@@ -73,8 +76,6 @@ def encode_one(out, mask_out, perm, const, rel, ints):  # pragma: no cover - num
     for i in range(NUM_CARDS):
         out[11 * NUM_CARDS + i] = (unseen >> perm[i]) & 1
         out[12 * NUM_CARDS + i] = (absent >> perm[i]) & 1
-    for j in range(const.shape[0]):
-        out[_BASE + j] = const[j]
     for i in range(n):
         r = rel[i]
         h = ints[2 + i]

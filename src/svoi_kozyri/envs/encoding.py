@@ -140,6 +140,8 @@ class SeatView:
         "rel_seat",
         "seat",
         "shifts",
+        "tab",
+        "template",
     )
 
     def __init__(self, game: Game, seat: int) -> None:
@@ -163,6 +165,7 @@ class SeatView:
         #: relative seat of absolute seat i, for i in range(n)
         self.rel_seat = tuple((i - seat) % n for i in range(n))
         self.rel4 = np.array([*self.rel_seat, *[0] * (4 - n)], dtype=np.int64)
+        self.tab = np.concatenate([self.perm, self.rel4])
         const = np.zeros(OBS_SIZE - SCALAR_OFFSET, dtype=np.float32)
         base = SCALAR_OFFSET
         for i in range(n):
@@ -174,6 +177,10 @@ class SeatView:
             const[_OFF["suit_map"] - base + r * 4 + s] = 1.0
         const[_OFF["rules"] - base : _OFF["rules"] - base + 15] = rules_features(game)
         self.const = const
+        #: a tensor of zeros with the constant scalars in place (the compiled
+        #: encoder starts from a copy)
+        self.template = np.zeros(OBS_SIZE, dtype=np.float32)
+        self.template[SCALAR_OFFSET:] = const
 
 
 _VIEWS: dict[tuple[Game, int], SeatView] = {}
@@ -332,10 +339,10 @@ def encode_state(
         state.legal_action_mask() if mask_out is not None else 0,
     )
     if out is None:
-        out = np.empty(OBS_SIZE, dtype=np.float32)
-    encode_one(
-        out, _NO_MASK if mask_out is None else mask_out, view.perm, view.const, view.rel4, ints
-    )
+        out = view.template.copy()
+    else:
+        out[:] = view.template
+    encode_one(out, _NO_MASK if mask_out is None else mask_out, view.tab, ints)
     return out
 
 
