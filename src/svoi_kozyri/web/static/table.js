@@ -16,6 +16,7 @@ import {
   parseLegal,
   pickupCards,
   playableCards,
+  ratingText,
   resultText,
   seatDisplayName,
   seatPlaces,
@@ -236,7 +237,7 @@ function Actions({ view, readOnly, selectedBeat, cancel, send, hint, hintRating,
     ${selectedBeat ? html`<button id="cancel-btn" aria-keyshortcuts="Escape" onClick=${cancel}>${t("table.cancel")}</button>` : null}
     ${myTurn ? html`<button id="hint-btn" aria-keyshortcuts="H" onClick=${askHint}>${t("table.hint")}</button>` : null}
     ${hint ? html`<span class="hint-text" id="hint-text">${t("table.hintIs", { move: describeHint(hint, t) })}</span>` : null}
-    ${hint && hintRating ? html`<span class="hint-rating small" id="hint-rating" title=${t("table.hintRating")}>${hintRating}</span>` : null}
+    ${hint && hintRating ? html`<span class=${`hint-rating small ${hintRating.kind}`} id="hint-rating" data-kind=${hintRating.kind} title=${t("table.hintRating")}>${ratingText(hintRating, t, language())}</span>` : null}
   </div>`;
 }
 
