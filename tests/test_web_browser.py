@@ -527,3 +527,73 @@ def test_rules_page_and_replay(browser: Any, server: ServerProcess) -> None:
         page.click("#replay-next")
     assert not page.errors
     page.context.close()
+
+
+def test_table_chat_in_a_drawer_with_unread_badge_and_mute(
+    browser: Any, server: ServerProcess
+) -> None:
+    a = _page(browser, server, DESKTOP)
+    _create(a, "Ann", ["human"], length=3)
+    invite = a.input_value("#invite-link")
+    b = _page(browser, server, PHONE)
+    b.goto(invite)
+    b.wait_for_selector("#join-btn")
+    b.fill("#player-name", "Bob")
+    b.click("#join-btn")
+    b.wait_for_selector("#hand .card")
+    a.wait_for_selector("#hand .card")
+    for p in (a, b):  # folded: only the button shows, the drawer takes no room
+        p.wait_for_selector("#chat-toggle")
+        assert not p.locator("#chat-drawer").is_visible()
+    a.click("#chat-toggle")
+    a.wait_for_selector("#chat-drawer #chat-input")
+    assert a.get_attribute("#chat-input", "maxlength") == "200"
+    assert a.evaluate("document.activeElement.id") == "chat-input"
+    a.fill("#chat-input", "<img src=x onerror=alert(1)> hi")
+    a.press("#chat-input", "Enter")
+    a.wait_for_selector("#chat-drawer .pk-chat-msg")
+    # Bob on the phone: a badge counts it, and the turn still fits the screen
+    b.wait_for_selector("#chat-unread")
+    assert b.inner_text("#chat-unread") == "1"
+    assert "1 new message" in b.inner_text("#chat-toggle")
+    assert b.evaluate("window.scrollY") == 0
+    assert b.evaluate("document.documentElement.scrollWidth") <= PHONE[0] + 1
+    for sel in ("#status", "#hand", "#chat-toggle"):
+        assert _inside_viewport(b, sel), sel
+    if b.locator("#top-card").count():
+        assert _inside_viewport(b, "#top-card")
+    b.tap("#chat-toggle")
+    b.wait_for_selector("#chat-drawer .pk-chat-msg")
+    assert _inside_viewport(b, "#chat-drawer")
+    assert b.locator("#chat-unread").count() == 0
+    # the text as typed, never HTML
+    assert b.inner_text("#chat-drawer .pk-chat-msg") == "Ann: <img src=x onerror=alert(1)> hi"
+    assert b.locator("#chat-drawer img").count() == 0
+    assert _axe(b) == []
+    # Bob mutes Ann: her next message does not reach him, his reaches her
+    b.tap("#chat-drawer [data-mute='0']")
+    b.wait_for_selector("#chat-drawer [data-mute='0'][aria-pressed='true']")
+    a.fill("#chat-input", "muted one")
+    a.press("#chat-input", "Enter")
+    a.wait_for_selector("#chat-drawer .pk-chat-msg:nth-child(2)")
+    b.fill("#chat-input", "gg")
+    b.press("#chat-input", "Enter")
+    a.wait_for_selector("#chat-drawer .pk-chat-msg:nth-child(3)")
+    assert a.inner_text("#chat-drawer .pk-chat-msg:nth-child(3)") == "Bob: gg"
+    texts = b.locator("#chat-drawer .pk-chat-msg").all_inner_texts()
+    assert texts == ["Ann: <img src=x onerror=alert(1)> hi", "Bob: gg"]
+    # Escape folds it again; a reload asks for the history
+    b.press("#chat-input", "Escape")
+    assert not b.locator("#chat-drawer").is_visible()
+    a.reload()
+    a.wait_for_selector("#chat-toggle")
+    a.click("#chat-toggle")
+    a.wait_for_selector("#chat-drawer .pk-chat-msg:nth-child(3)")
+    # spectators have no chat
+    c = _page(browser, server)
+    c.goto(invite + "?watch")
+    c.wait_for_selector("#spectator")
+    assert c.locator("#chat-toggle, #chat-drawer").count() == 0
+    for p in (a, b, c):
+        assert not p.errors
+        p.context.close()
