@@ -389,6 +389,24 @@ def _english_phrases() -> list[str]:
     return out
 
 
+def _no_english(page: Any, selector: str, phrases: list[str]) -> None:
+    """Neither the visible text nor any label under ``selector`` holds English."""
+    text = page.inner_text(selector)
+    labels = " ".join(
+        page.locator(
+            f"{selector} [aria-label], {selector} [title], {selector} [placeholder]"
+        ).evaluate_all(
+            "els => els.flatMap(e => ['aria-label', 'title', 'placeholder']"
+            ".map(a => e.getAttribute(a) || ''))"
+        )
+    )
+    for chunk in (text, labels):
+        words = set(re.findall(r"[A-Za-z]{3,}", chunk)) - KEY_NAMES
+        assert not words, (sorted(words), chunk)
+        assert not [p for p in phrases if p in chunk]
+        assert not re.search(r"[JQKA][♠♥♦♣]", chunk)  # Д♠, not Q♠
+
+
 def test_the_table_in_russian_has_no_english_left(browser: Any, server: ServerProcess) -> None:
     page = _page(browser, server, PHONE, lang="ru")
     assert page.evaluate("document.documentElement.lang") == "ru"
@@ -398,29 +416,34 @@ def test_the_table_in_russian_has_no_english_left(browser: Any, server: ServerPr
     page.fill("#player-name", "Аня")
     page.click("#new-table summary")
     page.select_option("#bot_delay", "0")
-    page.fill("#length", "1")
+    page.fill("#length", "2")
     page.select_option("#seat-1", f"bot:{bot}")
     page.click("#create-btn")
     page.wait_for_selector("#table")
+    tid = page.url.split("#/t/")[1]
     phrases = _english_phrases()
     assert len(phrases) > 100
     seen = 0
     while _wait_turn_or_end(page) == "turn":
+        if seen == 0:
+            # the hint with its rating, worded in Russian, proven or estimated
+            page.tap("#hint-btn")
+            page.wait_for_selector("#hint-rating")
+            rating = page.inner_text("#hint-rating")
+            assert re.match(r"^(доказано|оценка|без оценки)", rating), rating
+            assert "%" in rating or rating.startswith(("доказано", "без оценки"))
+            # the chat drawer, with a message in it
+            page.tap("#chat-toggle")
+            page.fill("#chat-input", "привет")
+            page.press("#chat-input", "Enter")
+            page.wait_for_selector("#chat-drawer .pk-chat-msg")
+            _no_english(page, "#table", phrases)
+            page.tap("#chat-close")
         if seen < 3:
             legal = page.locator("#hand .card[data-beat='1']")
             if legal.count() and not page.locator("#hand .card.selected").count():
                 _click_card(legal.first)  # the two-step state has its texts too
-            text = page.inner_text("#table")
-            labels = " ".join(
-                page.locator("#table [aria-label]").evaluate_all(
-                    "els => els.map(e => e.getAttribute('aria-label'))"
-                )
-            )
-            for chunk in (text, labels):
-                words = set(re.findall(r"[A-Za-z]{3,}", chunk)) - KEY_NAMES
-                assert not words, words
-                assert not [p for p in phrases if p in chunk]
-                assert not re.search(r"[JQKA][♠♥♦♣]", chunk)  # Д♠, not Q♠
+            _no_english(page, "#table", phrases)
             seen += 1
             if page.locator("#hand .card.selected").count():
                 before = _version(page)
@@ -428,10 +451,25 @@ def test_the_table_in_russian_has_no_english_left(browser: Any, server: ServerPr
                 _wait_progress(page, before)
                 continue
         _take_turn(page)
-    text = page.inner_text("#table")
-    assert not set(re.findall(r"[A-Za-z]{3,}", text)) - KEY_NAMES, text
-    assert "Порядок выхода" in text
+    # the end of the first hand: the banner with its order of going out and countdown
+    if page.locator("#hand-over").count():
+        _no_english(page, "#table", phrases)
+        assert "Порядок выхода" in page.inner_text("#hand-over")
+        while _wait_turn_or_end(page) == "turn" or not page.locator("#session-over").count():
+            if page.locator("#status.mine").count():
+                _take_turn(page)
+            else:
+                page.wait_for_timeout(100)
+    _no_english(page, "#table", phrases)
+    assert "Порядок выхода" in page.inner_text("#session-over")
+    # the end-of-session page
+    page.goto(server.base + f"/session?table={tid}")
+    page.wait_for_selector("#hands li")
+    _no_english(page, "main", phrases)
+    assert "Партия" in page.inner_text("body")
     # the switcher changes the language at once and remembers it
+    page.goto(server.base + f"/#/t/{tid}")
+    page.wait_for_selector("#session-over")
     page.select_option("#lang-select", "en")
     page.wait_for_selector("html[lang='en']", state="attached")
     assert "Order of going out" in page.inner_text("#table")
