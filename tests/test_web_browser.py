@@ -412,6 +412,15 @@ def test_the_table_in_russian_has_no_english_left(browser: Any, server: ServerPr
     assert page.evaluate("document.documentElement.lang") == "ru"
     lobby = page.inner_text("body")
     assert "Играть" in lobby and "Play now" not in lobby
+    # the account bar and the live lobby speak Russian too (the tables' own names
+    # may be anything, so there only the catalogue's English phrases are looked for)
+    page.wait_for_selector("#account-open")
+    phrases = _english_phrases()
+    _no_english(page, "#account-bar", phrases)
+    page.wait_for_selector("#lobby-live label")
+    live = page.inner_text("#lobby-live")
+    assert not [p for p in phrases if p in live], live
+    assert "Столы" in live
     bot = page.evaluate("fetch('/api/bots').then(r => r.json())")["default"]
     page.fill("#player-name", "Аня")
     page.click("#new-table summary")
@@ -421,7 +430,6 @@ def test_the_table_in_russian_has_no_english_left(browser: Any, server: ServerPr
     page.click("#create-btn")
     page.wait_for_selector("#table")
     tid = page.url.split("#/t/")[1]
-    phrases = _english_phrases()
     assert len(phrases) > 100
     seen = 0
     while _wait_turn_or_end(page) == "turn":

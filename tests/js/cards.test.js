@@ -147,7 +147,7 @@ test("an estimate never reads as a certainty, a proven value says so", () => {
   assert.equal(percentText(1, "en"), "100%");
   assert.equal(percentText(0.62, "ru", true), "62\u00a0%");
   const en = ratingText(EST, tr("en"), "en");
-  assert.equal(en, "estimate: >99% chance of not being the durak (95 %: 92% to 100%, 50 samples)");
+  assert.equal(en, "estimate: >99% chance of not being the durak (95%: 92% to 100%, 50 samples)");
   assert.equal(ratingText({ ...EST, kind: "proven", value: "win", score: 1 }, tr("en"), "en"), "proven: not the durak");
   assert.match(ratingText({ ...EST, at_least: "draw" }, tr("en"), "en"), /^proven: at least a draw; estimate: /);
   assert.equal(ratingText({ ...EST, kind: "unrated", samples: 0 }, tr("en"), "en"), "not rated (no time to search)");
@@ -155,7 +155,7 @@ test("an estimate never reads as a certainty, a proven value says so", () => {
 
 test("the rating is worded in Russian, with Russian plurals, and in every language", () => {
   const ru = ratingText({ ...EST, score: 0.62, low: 0.55, high: 0.69, samples: 400 }, tr("ru"), "ru");
-  assert.equal(ru, "оценка: 62\u00a0% — шанс не остаться дураком (95 %: от 55\u00a0% до 69\u00a0%, 400 выборок)");
+  assert.equal(ru, "оценка: 62\u00a0% — шанс не остаться дураком (95\u00a0%: от 55\u00a0% до 69\u00a0%, 400 выборок)");
   assert.match(ratingText({ ...EST, samples: 21 }, tr("ru"), "ru"), /21 выборка\)$/);
   assert.match(ratingText({ ...EST, samples: 3 }, tr("ru"), "ru"), /3 выборки\)$/);
   assert.equal(ratingText({ ...EST, kind: "proven", value: "loss", score: 0 }, tr("ru"), "ru"), "доказано: дурак");

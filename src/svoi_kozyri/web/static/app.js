@@ -40,7 +40,7 @@ function Header({ atTable }) {
         setSound(!sound);
       }}>${sound ? t("nav.soundOn") : t("nav.soundOff")}</button>
     </nav>
-    <${AccountBar} />
+    <${AccountBar} key=${language()} />
   </header>`;
 }
 
