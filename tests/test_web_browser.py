@@ -431,6 +431,14 @@ def test_the_table_in_russian_has_no_english_left(browser: Any, server: ServerPr
     page.wait_for_selector("#table")
     tid = page.url.split("#/t/")[1]
     assert len(phrases) > 100
+    # the lobby lists it by its host, with its state and bot levels in Russian
+    other = page.context.new_page()
+    other.goto(server.base + "/")
+    other.wait_for_selector(f"#lobby-list [data-table='{tid}']")
+    entry = other.inner_text(f"#lobby-list [data-table='{tid}']")
+    assert "Стол игрока Аня" in entry and "бот · " in entry, entry
+    assert not set(re.findall(r"[A-Za-z]{3,}", entry)), entry
+    other.close()
     seen = 0
     while _wait_turn_or_end(page) == "turn":
         if seen == 0:
