@@ -68,6 +68,7 @@ def shoot(base: str, out: Path, lang: str, size: str, browser: Any) -> list[Path
         # an announcement ("Your turn") fades after two seconds: not in the picture
         if page.locator("#announce.shown").count():
             page.wait_for_selector("#announce:not(.shown)", state="attached", timeout=5_000)
+            page.wait_for_timeout(300)  # its fade
         path = out / f"{name}-{size}-{lang}.png"
         page.screenshot(path=str(path))
         files.append(path)
