@@ -25,10 +25,14 @@ test("every language has every English message (plural forms aside)", () => {
 // the same placeholders as English: a lost {name} drops a fact, a misspelt one
 // shows braces.  Only a plural form may leave out {count} ("No turn ...").
 test("a translation has exactly the parameters of the English text", () => {
-  const enParams = (key) => {
-    const forms = Object.entries(catalogues.en).filter(([k]) => k === key || base(k) === base(key));
-    return new Set(forms.flatMap(([, text]) => [...params(text)]));
-  };
+  // the parameters of a key over all its English plural forms
+  const byBase = new Map();
+  for (const [k, text] of Object.entries(catalogues.en)) {
+    const b = byBase.get(base(k)) || new Set();
+    for (const p of params(text)) b.add(p);
+    byBase.set(base(k), b);
+  }
+  const enParams = (key) => byBase.get(base(key)) || new Set();
   for (const lang of LANGUAGES) {
     for (const [key, text] of Object.entries(catalogues[lang])) {
       const en = catalogues.en[key] ?? catalogues.en[`${base(key)}.other`] ?? catalogues.en[base(key)];
