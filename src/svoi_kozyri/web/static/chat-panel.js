@@ -12,7 +12,7 @@ export const MAX_CHARS = 200;
 
 export function createChatPanel({ send, seats, viewer, onNew = () => {} }) {
   const muted = new Set();
-  const list = el("ol", { class: "pk-chat-list", "aria-live": "polite", "aria-label": t("chat.messages") });
+  const list = el("ol", { class: "pk-chat-list", "aria-live": "polite", "aria-label": t("chat.messages"), "data-empty": t("chat.none") });
   const input = el("input", { id: "chat-input", maxlength: String(MAX_CHARS), autocomplete: "off", "aria-label": t("chat.placeholder"), placeholder: t("chat.placeholder") });
   const status = el("p", { class: "pk-muted", id: "chat-status", role: "status" });
   const form = el("form", { class: "pk-row", onsubmit: (ev) => {
