@@ -684,3 +684,23 @@ def test_served_engine_survives_bad_requests() -> None:
     assert best[0] == "none"
     assert parse_move_token(best[1]) in obs.legal_moves()
     assert out.count("readyok") == 2
+
+
+def test_the_engines_value_reaches_the_referee() -> None:
+    """A served search bot sends ``info value`` (its estimate for the move it
+    chose); the ExternalAgent keeps it as ``last_value``, so self-play data with an
+    engine seat has values too.  A served bot without an estimate sends none."""
+    obs = next(
+        o for _s, o in _observations(40, seed=11) if len(o.legal_moves()) > 2 and len(o.hands) > 2
+    )
+    search = ExternalAgent(f"{SERVED} pimc:rollout_turns=8,solver_ms=5", seed=1, nodes=8)
+    plain = ExternalAgent(f"{SERVED} medium", seed=1)
+    try:
+        search.choose(obs)
+        assert search.last_value is not None and 0.0 <= search.last_value <= 1.0
+        assert not search.failures
+        plain.choose(obs)
+        assert plain.last_value is None and not plain.failures
+    finally:
+        search.close()
+        plain.close()
