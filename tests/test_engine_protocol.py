@@ -704,3 +704,17 @@ def test_the_engines_value_reaches_the_referee() -> None:
     finally:
         search.close()
         plain.close()
+
+
+@pytest.mark.skipif(shutil.which("perl") is None, reason="perl is not installed")
+def test_perl_example_engine_written_from_the_docs_conforms_and_plays() -> None:
+    """The newcomer check: an engine in Perl written from docs/engine-protocol.md
+    alone passes every conformance check and plays the arena without one move
+    replaced, started by its #! line."""
+    script = ROOT / "examples" / "engines" / "trumpsaver.pl"
+    report = run_conformance(f"perl {script}", positions=12, timeout=5.0)
+    assert report.ok and not [c for c in report.checks if c.status == "WARN"], [
+        c.line() for c in report.checks
+    ]
+    arena = run_arena([f"engine:{script}", "medium"], hands=4, seed=2, workers=1)
+    assert arena.bots[f"engine:{script}"].replaced == 0
