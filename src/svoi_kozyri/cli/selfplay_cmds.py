@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from ..core import RulesError
+from .arena_cmds import AddressOption, BackendOption
 
 
 def register(app: typer.Typer) -> None:
@@ -42,17 +43,8 @@ def selfplay(
         typer.Option(help="any SPEC C9 option as key=value (repeatable)"),
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress bar")] = False,
-    backend: Annotated[
-        str,
-        typer.Option(help="local (worker processes) or ray (Ray tasks; the same data for a seed)"),
-    ] = "local",
-    address: Annotated[
-        str | None,
-        typer.Option(
-            help="with --backend ray: an existing cluster (auto, HOST:6379, ray://HOST:10001); "
-            "default: start a local Ray with --workers CPUs"
-        ),
-    ] = None,
+    backend: BackendOption = "local",
+    address: AddressOption = None,
 ) -> None:
     """Play HANDS hands between BOTS on all cores (or a Ray cluster) and write one
     Parquet row per decision and one per hand into OUT (see docs/envs.md);
