@@ -278,5 +278,8 @@ def test_kill_one_worker_then_both(postgres_url: str, tmp_path: Path) -> None:  
     finally:
         srv2.stop()
     _check_against_log(db, tables, clients)
+    tokens = [tok for t in tables for tok in t["tokens"]]
     for name in ("s1.log", "s2.log"):
-        assert "Traceback" not in (tmp_path / name).read_text(), name
+        logged = (tmp_path / name).read_text()
+        assert "Traceback" not in logged, name
+        assert not [tok for tok in tokens if tok in logged], name  # no seat token in a log line
