@@ -10,6 +10,7 @@ socket is connected to.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -300,4 +301,51 @@ def test_automatic_actions_go_on_after_a_kill_exactly_once(
     finally:
         for ws in silent:
             ws.close()
+        store.close()
+
+
+def test_a_player_at_one_process_counts_at_the_lease_holder(
+    two: tuple[str, ServerProcess, ServerProcess],
+) -> None:
+    """Created at A (A deals and holds the lease), played from B: no stand-in
+    plays for the player connected at B, although the grace is short; once they
+    leave, one does."""
+    db, a, b = two
+    cfg = {
+        "seats": [{"kind": "human"}, {"kind": "bot", "bot": "random"}],
+        "grace_s": 0.3,
+        "bot_delay_s": 0.02,
+        "hand_pause_s": 0.05,
+    }
+    with httpx.Client(timeout=30) as http:
+        g = http.post(f"{a.base}/api/tables", json={"name": "Ann", "config": cfg}).json()
+    tid = g["table_id"]
+    store = Store(db, migrate=False)
+    try:
+        ws = _hello(b, tid, g["token"])
+        try:
+            # the player's turn comes (at the first deal or after the bot's move)
+            while True:
+                view = _next(ws, "state")["view"]
+                if view["hand"] is not None and view["hand"]["to_act"] == 0:
+                    break
+            with store.engine.connect() as conn:
+                holder = conn.execute(select(leases_t.c.owner).where(leases_t.c.table_id == tid))
+                owner = holder.scalar()
+            assert owner is not None and a.proc is not None and _pid_of(owner) == a.proc.pid
+            # ten graces later nobody has played for the connected player
+            stop = time.monotonic() + 10 * cfg["grace_s"]  # type: ignore[operator]
+            while time.monotonic() < stop:
+                with contextlib.suppress(TimeoutError):
+                    ws.recv(timeout=0.05)
+            events = store.events_since(tid, 0)
+            assert not [e for e in events if e.get("by") == "standin"], events
+        finally:
+            ws.close()
+        # gone from B: A (or B) plays a stand-in for them after the grace
+        _until(
+            "a stand-in for the player who left",
+            lambda: any(e.get("by") == "standin" for e in store.events_since(tid, 0)),
+        )
+    finally:
         store.close()

@@ -244,11 +244,16 @@ def test_kill_one_worker_then_both(postgres_url: str, tmp_path: Path) -> None:  
 
         busiest = 0
         reconnects, rewatched = asyncio.run(phase_one())
-        assert all(c.moves >= MOVES for c in players), [c.moves for c in players]
+        report = [
+            (c.table_id, c.seat, c.moves, r, c.last_view and c.last_view["version"])
+            for c, r in zip(players, reconnects, strict=True)
+        ]
+        assert all(c.moves >= MOVES for c in players), (at_kill, report)
         assert sum(reconnects) + sum(rewatched) >= 1  # the killed worker's clients came back
         assert all(not [e for e in c.errors if e["code"] not in ("stale",)] for c in players)
         for c in spectators:  # every spectator sees the table after the kill
-            assert c.last_view is not None and c.last_view["version"] > at_kill[c.table_id]
+            assert c.last_view is not None, rewatched
+            assert c.last_view["version"] > at_kill[c.table_id], (at_kill, rewatched)
         survivors = _workers(srv)
         assert survivors and busiest not in survivors
         # kill everything: the supervisor and both workers
