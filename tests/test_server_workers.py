@@ -259,7 +259,9 @@ def test_kill_one_worker_then_both(postgres_url: str, tmp_path: Path) -> None:  
         # kill everything: the supervisor and both workers
         everything = [*_workers(srv)]
         srv.kill()
-        deadline = time.monotonic() + 10
+        # a worker uvicorn was just restarting may still be importing the server:
+        # it ends as soon as it gets that far (bounded)
+        deadline = time.monotonic() + 30
         while time.monotonic() < deadline and any(_alive(p) for p in everything):
             time.sleep(0.1)
         left = [p for p in everything if _alive(p)]
@@ -288,3 +290,32 @@ def test_kill_one_worker_then_both(postgres_url: str, tmp_path: Path) -> None:  
         logged = (tmp_path / name).read_text()
         assert "Traceback" not in logged, name
         assert not [tok for tok in tokens if tok in logged], name  # no seat token in a log line
+
+
+def test_a_worker_whose_supervisor_is_gone_ends_at_once(tmp_path: Path) -> None:
+    """A worker uvicorn started just before its supervisor died (SIGKILL) reaches
+    the app factory with init as its parent: it must not take init for the
+    supervisor, but compare with the supervisor's pid that ``run_server`` gave it."""
+    import subprocess
+    import sys
+
+    from svoi_kozyri.server.app import ENV_PREFIX
+
+    db = f"sqlite:///{tmp_path / 'x.db'}"
+    Store(db, migrate=True).close()
+    env = {
+        **os.environ,
+        ENV_PREFIX + "SUPERVISOR": "999999999",  # no such process: the supervisor is gone
+        ENV_PREFIX + "DATABASE": db,
+    }
+    code = "from svoi_kozyri.server.app import app_from_env; app_from_env(); print('alive')"
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert out.returncode == 1 and "alive" not in out.stdout, (out.stdout, out.stderr)
+    # with its supervisor alive (here: this test process) the worker builds its app
+    env[ENV_PREFIX + "SUPERVISOR"] = str(os.getpid())
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert out.returncode == 0 and "alive" in out.stdout, out.stderr
