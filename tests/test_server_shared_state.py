@@ -17,6 +17,7 @@ import signal
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -53,10 +54,17 @@ def _until(what: str, check: Callable[[], Any], timeout: float = WAIT_S) -> Any:
 @pytest.fixture()
 def two(postgres_url: str, tmp_path: Path) -> Iterator[tuple[str, ServerProcess, ServerProcess]]:  # noqa: F811
     db = _fresh_db(postgres_url, f"sk_shared_{os.getpid()}")
-    a = ServerProcess(db, rate_limits=False, log_path=tmp_path / "a.log")
-    b = ServerProcess(db, rate_limits=False, log_path=tmp_path / "b.log")
-    with a, b:
+    Store(db, migrate=True).close()  # once, so both can start at the same time
+    a = ServerProcess(db, rate_limits=False, migrate=False, log_path=tmp_path / "a.log")
+    b = ServerProcess(db, rate_limits=False, migrate=False, log_path=tmp_path / "b.log")
+    try:
+        with ThreadPoolExecutor(2) as pool:
+            for started in [pool.submit(a.start, 60), pool.submit(b.start, 60)]:
+                started.result()
         yield db, a, b
+    finally:
+        a.stop()
+        b.stop()
     for name in ("a.log", "b.log"):
         logged = (tmp_path / name).read_text()
         assert "Traceback" not in logged, name

@@ -37,6 +37,7 @@ from sqlalchemy import (
     event,
     func,
     insert,
+    literal_column,
     select,
     text,
     update,
@@ -384,7 +385,11 @@ class Store:
             rows = conn.execute(
                 select(presence_t.c.owner, presence_t.c.seats, presence_t.c.spectators)
                 .join(processes_t, processes_t.c.owner == presence_t.c.owner)
-                .where(presence_t.c.table_id == table_id)
+                .where(
+                    presence_t.c.table_id == table_id,
+                    # a dead process's rows stay until a heartbeat removes them
+                    processes_t.c.expires >= literal_column(_DB_NOW),
+                )
             )
             return {r.owner: (r.seats, int(r.spectators)) for r in rows}
 
