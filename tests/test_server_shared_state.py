@@ -26,6 +26,7 @@ import pytest
 from sqlalchemy import func, select
 from websockets.sync.client import ClientConnection, connect
 
+from svoi_kozyri.server.cluster import LEASE_S, PROCESS_TTL_S
 from svoi_kozyri.server.db import Store, events_t, leases_t
 from svoi_kozyri.server.master import game_from_stored
 from svoi_kozyri.server.process import ServerProcess
@@ -288,14 +289,21 @@ def test_automatic_actions_go_on_after_a_kill_exactly_once(
                 .having(func.count() > 1)
             ).all()
             late = conn.execute(
-                select(events_t.c.table_id, events_t.c.data).where(
+                select(events_t.c.table_id, events_t.c.data, events_t.c.created).where(
                     events_t.c.table_id.in_(tables), events_t.c.created > killed_at
                 )
             ).all()
         assert twice == []
         kinds: dict[str, Counter[str]] = {t: Counter() for t in tables}
+        first: dict[str, float] = {}
         for row in late:
             kinds[row.table_id][row.data.get("by", row.data["kind"])] += 1
+            first[row.table_id] = min(first.get(row.table_id, row.created), row.created)
+        # the slowest table waited for the dead process's lease (5 s) to run out
+        # and its heartbeat (4 s) to be missed, not longer
+        waited = max(first[t] - killed_at for t in tables[:3])
+        print(f"automatic actions resumed {waited:.2f} s after the kill")
+        assert waited < LEASE_S + PROCESS_TTL_S + 2, waited
         for t in tables:
             stored = store.load(t)
             assert stored is not None
