@@ -365,3 +365,56 @@ def test_a_player_at_one_process_counts_at_the_lease_holder(
         )
     finally:
         store.close()
+
+
+def test_chat_survives_a_restart(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The chat is the database's (here SQLite, one process): after a restart the
+    history, the mutes and the rate limit's count are still there."""
+    from fastapi.testclient import TestClient
+
+    from svoi_kozyri.server import chat
+    from svoi_kozyri.server.app import create_app
+
+    monkeypatch.setattr(chat, "RATE_SECONDS", 600.0)  # a slow restart stays in the window
+
+    url = f"sqlite:///{tmp_path / 'chat.db'}"
+    seats = [{"kind": "human"}, {"kind": "human"}]
+    cfg = {"seats": seats, "grace_s": 600}
+    with TestClient(create_app(url, seed=1)) as c:
+        a = c.post("/api/tables", json={"name": "Ann", "config": cfg}).json()
+        tid = a["table_id"]
+        b = c.post(f"/api/tables/{tid}/join", json={"name": "Bob"}).json()
+        with c.websocket_connect(f"/ws/{tid}") as wa, c.websocket_connect(f"/ws/{tid}") as wb:
+            for ws, tok in ((wa, a["token"]), (wb, b["token"])):
+                ws.send_text(json.dumps({"type": "hello", "token": tok}))
+            wb.send_text(json.dumps({"type": "mute", "seat": 0, "muted": True}))
+            while wb.receive_json()["type"] != "chat_mutes":
+                pass
+            for i in range(4):
+                wa.send_text(json.dumps({"type": "chat", "text": f"before {i}"}))
+                while (m := wa.receive_json())["type"] != "chat":
+                    pass
+                assert m["text"] == f"before {i}"
+    with (
+        TestClient(create_app(url, seed=2)) as c,
+        c.websocket_connect(f"/ws/{tid}") as wa,
+        c.websocket_connect(f"/ws/{tid}") as wb,
+    ):
+        for ws, tok in ((wa, a["token"]), (wb, b["token"])):
+            ws.send_text(json.dumps({"type": "hello", "token": tok}))
+        wa.send_text(json.dumps({"type": "chat_history"}))
+        while (h := wa.receive_json())["type"] != "chat_history":
+            pass
+        assert [m["text"] for m in h["messages"]] == [f"before {i}" for i in range(4)]
+        wb.send_text(json.dumps({"type": "chat_history"}))
+        while (h := wb.receive_json())["type"] != "chat_history":
+            pass
+        assert h["muted"] == [0] and h["messages"] == []  # Bob still mutes Ann
+        wa.send_text(json.dumps({"type": "chat", "text": "fifth"}))
+        wa.send_text(json.dumps({"type": "chat", "text": "sixth"}))
+        got = []
+        while len(got) < 2:
+            m = wa.receive_json()
+            if m["type"] in ("chat", "error"):
+                got.append(m.get("text") or m["code"])
+        assert got == ["fifth", "chat_rate"]  # the four before the restart count
