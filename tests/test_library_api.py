@@ -26,8 +26,10 @@ from svoi_kozyri import (
     SvoiKozyriError,
     Termination,
     parse_card,
+    parse_cards,
     parse_seat,
 )
+from svoi_kozyri.notation import position_from_text
 
 
 @pytest.mark.parametrize(
@@ -82,7 +84,7 @@ def test_errors_raised_are_of_the_right_class() -> None:
 
 def test_hand_over_error() -> None:
     game = Game(Rules(num_players=2))
-    state = game.position({"A": "6S", "B": "7H"}, to_act="A")
+    state = position_from_text(game, {"A": "6S", "B": "7H"}, to_act="A")
     state.push("lead 6S")
     assert state.is_over
     with pytest.raises(HandOverError):
@@ -156,7 +158,7 @@ def test_seat_parser_errors(value: object, error: type[Exception]) -> None:
 
 def test_push_accepts_a_seat_letter_like_position() -> None:
     game = Game(Rules(num_players=2))
-    state = game.position({"A": "6S 7S", "B": "7H 8H"}, to_act="B")
+    state = position_from_text(game, {"A": "6S 7S", "B": "7H 8H"}, to_act="B")
     before = state.copy()
     with pytest.raises(IllegalMoveError):
         state.push("lead 7H", seat="A")
@@ -184,11 +186,34 @@ def test_options_that_cannot_apply_are_refused(options: dict[str, object]) -> No
 def test_position_turn_counter_checked_against_the_cap() -> None:
     game = Game(Rules(num_players=2, max_actions_per_hand=50))
     hands = {"A": "6S 7S", "B": "7H 8H"}
-    game.position(hands, to_act="A", turns=49)
+    position_from_text(game, hands, to_act="A", turns=49)
     with pytest.raises(PositionError):
-        game.position(hands, to_act="A", turns=50)
+        position_from_text(game, hands, to_act="A", turns=50)
     with pytest.raises(PositionError):
-        game.position(hands, to_act="A", turns=-1)
+        position_from_text(game, hands, to_act="A", turns=-1)
+
+
+def test_position_takes_typed_cards_and_points_text_to_the_notation_layer() -> None:
+    """Game.position takes card sets and card lists; card text is the notation layer's
+    job (position_from_text), and text given to the core gets a PositionError that
+    says where to parse it, not a wrong position."""
+    game = Game(Rules(num_players=2))
+    typed = game.position(
+        {"A": parse_cards("6S 7S"), "B": parse_cards("7H 8H")}, [parse_card("9D")], "B", "respond"
+    )
+    assert typed == position_from_text(
+        game, {"A": "6S 7S", "B": "7H 8H"}, "9D", to_act="B", mode="respond"
+    )
+    with pytest.raises(PositionError, match="position_from_text"):
+        game.position({"A": "6S 7S", "B": "7H 8H"})  # type: ignore[dict-item]
+    with pytest.raises(PositionError, match="position_from_text"):
+        game.position([parse_cards("6S"), parse_cards("7H")], "9D")  # type: ignore[arg-type]
+    with pytest.raises(PositionError, match="card set"):
+        game.position([parse_cards("6S"), -1])
+    with pytest.raises(PositionError, match="pile"):
+        game.position([parse_cards("6S"), parse_cards("7H")], [99])
+    with pytest.raises(CardError):
+        position_from_text(game, {"A": "6S 7X", "B": "7H"})
 
 
 # ----------------------------------------------------------------------------- undo

@@ -57,6 +57,14 @@ def selfplay(
     except ImportError as e:  # the optional extra is missing
         err.print(f"[red]error:[/] selfplay needs the [envs] extra ({e.name} is missing)")
         raise typer.Exit(2) from None
+    if out.exists() and not out.is_dir():
+        typer.echo(f"error: --out {out}: not a directory (an existing file)", err=True)
+        raise typer.Exit(2)
+    if not out.exists() and not out.absolute().parent.is_dir():
+        typer.echo(
+            f"error: --out {out}: the folder {out.absolute().parent} does not exist", err=True
+        )
+        raise typer.Exit(2)
     try:
         rules = build_rules(players, None, False, None, rule)
         config = SelfPlayConfig(
