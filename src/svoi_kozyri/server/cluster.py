@@ -26,7 +26,11 @@ process takes it, so no action is lost.
 Presence (which human seats have a socket open where) is shared through
 ``sk_presence`` and notifications, so a stand-in never plays for a player who is
 connected to another process; ``sk_processes`` holds a heartbeat per process, and
-the presence of a process whose heartbeat stopped is dropped.
+the presence of a process whose heartbeat stopped is dropped.  The same rows
+carry each process's spectator count, so every process's lobby counts them all.
+Table chat travels on the same channel (``"k": "chat"``): the writer's process
+stores the message and notifies in one transaction, the others pass it on to
+their own players (:func:`.chat.deliver`).
 """
 
 from __future__ import annotations
