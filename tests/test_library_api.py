@@ -25,6 +25,7 @@ from svoi_kozyri import (
     SessionOverError,
     SvoiKozyriError,
     Termination,
+    observe,
     parse_card,
     parse_cards,
     parse_seat,
@@ -282,3 +283,23 @@ def test_pop_refuses_after_unchecked_steps() -> None:
     with pytest.raises(PositionError):
         state.pop()
     assert state != before or state.is_over
+
+
+def test_more_bad_library_input_is_a_svoi_kozyri_error() -> None:
+    """Seats, rules mappings, owners and undo: bad input is one of the library's
+    errors (which callers can catch as ``SvoiKozyriError``), never a view of nobody."""
+    state = Game(Rules()).new_hand(0, 1)
+    with pytest.raises(PositionError):
+        observe(state, 9)
+    with pytest.raises(PositionError):
+        observe(state, "Z")
+    assert observe(state, "B").seat == 1
+    with pytest.raises(RulesError):
+        Rules.from_dict([("num_players", 2)])  # type: ignore[arg-type]
+    with pytest.raises(PositionError):
+        Game(Rules(), 5)
+    assert Game(Rules()).new_hand("B", 1) == Game(Rules()).new_hand(1, 1)
+    with pytest.raises(IndexError):
+        state.copy().pop()
+    with pytest.raises(SvoiKozyriError):
+        state.copy().pop()

@@ -108,11 +108,14 @@ def _parse_owner_map(owners: Any, n: int) -> list[int]:
     if isinstance(owners, Mapping):
         seats = [0] * n
         for key, val in owners.items():
-            seat = parse_seat(key, n) if isinstance(key, str) else int(key)
-            if not 0 <= seat < n:
-                raise PositionError(f"seat {key!r} does not exist with {n} players")
+            seat = parse_seat(key, n)
             seats[seat] = _suits_mask(val)
         return seats
+    if not isinstance(owners, (str, Sequence)):
+        raise PositionError(
+            "owners are a mapping of seat to suits or one entry per seat "
+            f"(e.g. 'CDHS' or ['SC', 'HD']), not {type(owners).__name__}"
+        )
     seq = list(owners)
     if len(seq) != n:
         raise PositionError(f"expected suit ownership for {n} seats, got {len(seq)}")
@@ -472,10 +475,12 @@ class Game:
         rng.shuffle(order)
         return order
 
-    def new_hand(self, dealer: int = 0, seed: int | random.Random | None = None) -> State:
-        """Start a hand from a seeded shuffle (``seed`` an int or a ``random.Random``)."""
+    def new_hand(self, dealer: int | str = 0, seed: int | random.Random | None = None) -> State:
+        """Start a hand from a seeded shuffle (``seed`` an int or a ``random.Random``);
+        the dealer is a seat index or letter."""
+        d = parse_seat(dealer, self.n) if isinstance(dealer, str) else dealer
         rng = seed if isinstance(seed, random.Random) else random.Random(seed)
-        return self.deal(dealer, self.shuffled_deck(rng))
+        return self.deal(d, self.shuffled_deck(rng))
 
     def position(
         self,
