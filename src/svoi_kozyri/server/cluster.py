@@ -26,7 +26,11 @@ process takes it, so no action is lost.
 Presence (which human seats have a socket open where) is shared through
 ``sk_presence`` and notifications, so a stand-in never plays for a player who is
 connected to another process; ``sk_processes`` holds a heartbeat per process, and
-the presence of a process whose heartbeat stopped is dropped.
+the presence of a process whose heartbeat stopped is dropped.  The same rows
+carry each process's spectator count, so every process's lobby counts them all.
+Table chat travels on the same channel (``"k": "chat"``): the writer's process
+stores the message and notifies in one transaction, the others pass it on to
+their own players (:func:`.chat.deliver`).
 """
 
 from __future__ import annotations
@@ -66,7 +70,7 @@ class Cluster:
         self.owner = f"{host}:{os.getpid()}:{secrets.token_hex(4)}"
         self._tasks: list[asyncio.Task[None]] = []
         self._listening = asyncio.Event()
-        self._announced: dict[str, frozenset[int]] = {}
+        self._announced: dict[str, tuple[frozenset[int], int]] = {}
         self.heard = 0
 
     # -- life cycle ------------------------------------------------------------------
@@ -76,6 +80,7 @@ class Cluster:
         committed after the load is missed) and take over the scheduler's leases."""
         self.store.heartbeat(self.owner, PROCESS_TTL_S)
         self.hub.scheduler.may_act = self.may_act
+        self.hub.scheduler.refresh = self.refresh
         self.hub.master.note = self.note_event
         self._tasks.append(asyncio.create_task(self._listen()))
         self._tasks.append(asyncio.create_task(self._ticker()))
@@ -110,26 +115,43 @@ class Cluster:
         self.store.notify(self._payload("seat", table_id))
 
     def presence(self, live: LiveTable) -> None:
-        """Tell the others which human seats of the table have a socket here."""
+        """Tell the others which human seats of the table have a socket here, and
+        how many spectators watch it here (the lobby's counts)."""
         table_id = live.game.table_id
         seats = live.local_human_seats()
-        if self._announced.get(table_id, frozenset()) == seats:
+        watching = sum(1 for c in live.conns if c.seat is None)
+        if self._announced.get(table_id) == (seats, watching):
             return
-        self._announced[table_id] = seats
+        if not seats and not watching and table_id not in self._announced:
+            return  # nothing was announced for this table: nothing to take back
+        self._announced[table_id] = (seats, watching)
         digits = "".join(str(s) for s in sorted(seats))
         self.store.set_presence(
-            table_id, self.owner, digits, self._payload("pres", table_id, s=digits)
+            table_id,
+            self.owner,
+            digits,
+            self._payload("pres", table_id, s=digits, n=watching),
+            spectators=watching,
         )
 
     def attach(self, live: LiveTable) -> None:
         """A table was loaded here: learn who is connected to it elsewhere."""
-        live.remote = {
-            o: frozenset(int(c) for c in seats)
-            for o, seats in self.store.presence(live.game.table_id).items()
-            if o != self.owner and seats
-        }
+        remote: dict[str, frozenset[int]] = {}
+        watching: dict[str, int] = {}
+        for o, (seats, spectators) in self.store.presence(live.game.table_id).items():
+            if o == self.owner:
+                continue
+            if seats:
+                remote[o] = frozenset(int(c) for c in seats)
+            if spectators:
+                watching[o] = spectators
+        live.remote, live.remote_spectators = remote, watching
         if live.remote:
             live.human_seen = time.monotonic()
+
+    def chat(self, table_id: str, message: dict[str, Any]) -> str:
+        """The notification sent with a chat message (same transaction as its row)."""
+        return self._payload("chat", table_id, m=message)
 
     # -- leases ----------------------------------------------------------------------
 
@@ -212,13 +234,24 @@ class Cluster:
             self._reload_seats(live)
         elif kind == "pres":
             seats = frozenset(int(c) for c in str(msg.get("s", "")))
+            self._set_spectators(live, str(msg["o"]), int(msg.get("n", 0)))
             self._set_remote(live, str(msg["o"]), seats)
+        elif kind == "chat":
+            from . import chat
+
+            chat.deliver(self.store, live, dict(msg["m"]))
 
     def _idle_here(self, live: LiveTable) -> bool:
         """No socket and no lease here: the table's changes can wait."""
         return not live.conns and live.lease_until <= time.monotonic()
 
-    def catch_up(self, live: LiveTable) -> None:
+    def refresh(self, live: LiveTable) -> None:
+        """Bring a stale table up to date without announcing it (nobody watches it
+        here): the scheduler calls it before computing the table's next action,
+        so a process taking over a dead process's table acts on the newest state."""
+        self.catch_up(live, announce=False)
+
+    def catch_up(self, live: LiveTable, *, announce: bool = True) -> None:
         """Apply the events other processes committed since this process's version."""
         live.stale = False
         game = live.game
@@ -232,7 +265,8 @@ class Cluster:
             return
         if events:
             live.turn_since = time.monotonic()
-            self.hub.master.changed(live)
+            if announce:
+                self.hub.master.changed(live)
 
     def catch_up_all(self) -> None:
         """Bring every live table to the database's version (safety net)."""
@@ -250,6 +284,13 @@ class Cluster:
             info = live.game.seats[int(row["seat"])]
             info.name, info.token_hash = row["name"], row["token_hash"]
         self.hub.master.changed(live)
+
+    @staticmethod
+    def _set_spectators(live: LiveTable, owner: str, count: int) -> None:
+        if count > 0:
+            live.remote_spectators[owner] = count
+        else:
+            live.remote_spectators.pop(owner, None)
 
     def _set_remote(self, live: LiveTable, owner: str, seats: frozenset[int]) -> None:
         before = live.remote.get(owner, frozenset())
@@ -277,6 +318,8 @@ class Cluster:
         alive = self.store.heartbeat(self.owner, PROCESS_TTL_S)
         now = time.monotonic()
         for live in list(self.hub.tables.values()):
+            for owner in [o for o in live.remote_spectators if o not in alive]:
+                self._set_spectators(live, owner, 0)
             for owner in [o for o in live.remote if o not in alive]:
                 self._set_remote(live, owner, frozenset())
             # renew while the table has work, unless its players are all at
