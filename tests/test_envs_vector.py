@@ -19,6 +19,9 @@ CONFIGS = [
     {"num_players": 2},
     {"num_players": 2, "trumps_per_player_2p": 1, "draw_rule": "any_last_card"},
     {"num_players": 2, "trumps_per_player_2p": 1, "repetition_limit": 2},
+    # the default limit (3) with 3 and 4 players, played so that hands cycle
+    {"num_players": 3, "repetition_limit": 3, "max_actions_per_hand": 2000},
+    {"num_players": 4, "repetition_limit": 3, "defence_out_pile": "discard"},
     {"num_players": 2, "pickup_rule": "whole_pile", "max_actions_per_hand": 200},
     {
         "num_players": 3,
@@ -78,7 +81,7 @@ def test_batches_replay_through_the_engine(config: dict) -> None:
             if not s.is_over and step % 4 == 0:
                 np.testing.assert_array_equal(obs[b], encode_state(s, s.to_act_seat))
         acts = vg.random_actions()
-        if rules.repetition_limit == 2:
+        if config.get("repetition_limit"):
             # always play the lowest card: hands that cycle, so the guard fires
             for b in range(B):
                 cards = np.flatnonzero(masks[b, :40])
@@ -95,7 +98,7 @@ def test_batches_replay_through_the_engine(config: dict) -> None:
             states[b] = game.deal(int(vg.dealers[b]), vg.deck_of(b))
             _compare(vg, states, b)
     assert finished > 0
-    if config.get("repetition_limit") == 2:
+    if config.get("repetition_limit"):
         assert seen["repetition"] > 0, seen
     if config.get("max_actions_per_hand", 1000) <= 200:
         assert seen["action_cap"] > 0, seen
