@@ -19,9 +19,11 @@ and ``suit_assignment="blind"`` (a new ownership per hand).  Options about a
 session or a display (``session_mode``, ``pile_visibility``, ...) do not change a
 hand and are accepted.
 
-The repetition guard keeps, per hand, a count of every position seen at a turn
-boundary, in one open-addressing hash table shared by the batch (64-bit Zobrist
-keys, entries of finished hands recycled), so memory follows the live hands.
+The repetition guard counts, per hand, every position seen at a turn boundary in
+a small table of its own (8-byte entries: 48 key bits and a count; see
+``_kernels``), emptied when the hand is dealt again or a player goes out, so
+memory follows the live hands; a batch step's positions are counted in one
+prefetched pass after all hands moved.
 
 Layout: every array has the batch as its first axis.  Actions are the engine's 41
 step-level actions; observations are :mod:`~svoi_kozyri.envs.encoding`'s tensor.
