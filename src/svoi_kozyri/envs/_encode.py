@@ -29,7 +29,7 @@ def encode_one(out, mask_out, tab, ints):  # pragma: no cover - numba
 
     ``tab`` (int64[44]): the observer's absolute card at each relative index, then
     the relative seat of each absolute seat; ``ints`` (26 ints): n, seat, hands[4],
-    known[4] (cards the observer knows in each other hand), pile mask, the 5 top
+    known[4] (cards the observer knows in each other hand), 0 (unused), the 5 top
     cards (-1 padded), discard, cards in play, take mask, pile length, take count,
     seat to act, phase index, turns, cap, legal-action bitmask.  Few arguments on
     purpose: each array argument costs the call a few hundred nanoseconds."""
@@ -38,9 +38,9 @@ def encode_one(out, mask_out, tab, ints):  # pragma: no cover - numba
     n = ints[0]
     seat = ints[1]
     own = ints[2 + seat]
-    pm = ints[10]
     disc = ints[16]
     in_play = ints[17]
+    pm = in_play & ~(ints[2] | ints[3] | ints[4] | ints[5] | disc)
     placed = own | disc
     for p in range(14):
         m = 0

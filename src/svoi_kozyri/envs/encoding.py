@@ -186,13 +186,34 @@ class SeatView:
 _VIEWS: dict[tuple[Game, int], SeatView] = {}
 
 
+#: the views of the games used last, by object identity (the entry holds the game,
+#: so its id cannot be reused while cached): hashing a Game hashes its whole rules,
+#: which cost more than the rest of an observation
+_LAST: dict[int, tuple[Game, list[SeatView]]] = {}
+
+
 def seat_view(game: Game, seat: int) -> SeatView:
     """The cached :class:`SeatView` of ``seat`` in ``game``."""
+    hit = _LAST.get(id(game))
+    if hit is not None and hit[0] is game:
+        return hit[1][seat]
     key = (game, seat)
     v = _VIEWS.get(key)
     if v is None:
         if len(_VIEWS) > 4096:
             _VIEWS.clear()
+        v = _VIEWS[key] = SeatView(game, seat)
+    if len(_LAST) > 64:
+        _LAST.clear()
+    _LAST[id(game)] = (game, [seat_view_uncached(game, s) for s in range(game.n)])
+    return v
+
+
+def seat_view_uncached(game: Game, seat: int) -> SeatView:
+    """The view of ``seat`` from the (hash-keyed) cache, building it if needed."""
+    key = (game, seat)
+    v = _VIEWS.get(key)
+    if v is None:
         v = _VIEWS[key] = SeatView(game, seat)
     return v
 
@@ -298,37 +319,41 @@ def encode_state(
     game = state.game
     view = seat_view(game, seat)
     hands = state.hands
-    n = game.n
+    n = len(hands)
     pile = state.pile
     np_ = len(pile)
-    discard = state.discard
-    in_play = state.origin.cards
-    held = 0
-    for h in hands:
-        held |= h
-    pm = in_play & ~held & ~discard
-    tops = [pile[np_ - 1 - k] if k < np_ else -1 for k in range(5)]
+    rev = pile[::-1] + _PAD5
     phase = state.phase
     to_act = state.to_act_seat
     take = tm = 0
-    if phase == RESPOND and np_:
+    if phase == RESPOND:
         take = min(game._req[to_act][pile[-1]], np_)
         for c in pile[np_ - take :]:
             tm |= 1 << c
-    known = [0, 0, 0, 0]
-    for i in range(n):
-        if i != seat:
-            known[i] = state.known_cards(i)
-    h4 = [*hands, 0, 0, 0][:4]
+    known = state.known_cards
+    k0 = known(0) if seat != 0 else 0
+    k1 = known(1) if seat != 1 else 0
+    k2 = known(2) if n > 2 and seat != 2 else 0
+    k3 = known(3) if n > 3 and seat != 3 else 0
     ints = (
         n,
         seat,
-        *h4,
-        *known,
-        pm,
-        *tops,
-        discard,
-        in_play,
+        hands[0],
+        hands[1],
+        hands[2] if n > 2 else 0,
+        hands[3] if n > 3 else 0,
+        k0,
+        k1,
+        k2,
+        k3,
+        0,  # the pile mask: worked out by the kernel
+        rev[0],
+        rev[1],
+        rev[2],
+        rev[3],
+        rev[4],
+        state.discard,
+        state.origin.cards,
         tm,
         np_,
         take,
@@ -347,6 +372,7 @@ def encode_state(
 
 
 _NO_MASK: Final = np.zeros(0, dtype=np.int8)
+_PAD5: Final = [-1] * 5
 
 
 def action_mask(state: State) -> npt.NDArray[np.int8]:
