@@ -83,6 +83,7 @@ from ...core import (
     State,
 )
 from ...core.cards import NUM_CARDS, rank_of
+from .endgame import EndgameTables
 
 _BIG = 1 << 30
 
@@ -200,8 +201,10 @@ class Solver:
     seats, so solving successive positions of one hand reuses earlier work.
     """
 
-    def __init__(self, max_table: int = 2_000_000) -> None:
+    def __init__(self, max_table: int = 2_000_000, tables: EndgameTables | None = None) -> None:
         self.max_table = max_table
+        #: exact endgame tables consulted for small positions (see :mod:`.endgame`)
+        self.tables = tables
         #: the clock budgets are measured on (``time.process_time`` for CPU seconds)
         self.clock: Callable[[], float] = time.perf_counter
         self.nodes = 0
@@ -905,6 +908,14 @@ class Solver:
         if cap:
             # a win within d steps ends within d turns: keep it inside the action cap
             max_depth = max(1, min(max_depth, cap - state.turns - 1))
+        if self.tables is not None and not self._danger:
+            # History-free table values are exact here: no position of this hand is
+            # one occurrence short of the threefold rule, and probe_move refuses a
+            # win or loss longer than the steps the action cap leaves.
+            hit = self.tables.probe_move(state, cap - state.turns - 1 if cap else None)
+            if hit is not None:
+                tv, tm, _optimal = hit
+                return SolveResult(tv, tv, tm, 0, self.clock() - t0, 0)
         me = root[4]
         opp = 1 - me
         win_me: bool | None = None
