@@ -411,7 +411,7 @@ class Solver:
         whether it touched the depth horizon (then it only says "not within
         ``depth``")."""
         self.nodes += 1
-        if self.nodes & 1023 == 0 and self.clock() > self._deadline:
+        if self.nodes & 255 == 0 and self.clock() > self._deadline:
             raise SolverTimeout
         key = (((pile << 40 | h0) << 40 | h1) << 2 | p) << 2 | phase
         boundary = phase != LEAD
@@ -473,8 +473,32 @@ class Solver:
         hz = False
         result = not is_or
         best = -1
+        acts = self._order(h0, h1, pile, p, phase, ttm)
+        if not is_or and len(acts) > 1:
+            # The defender tries a move that closes a repetition first: it refutes
+            # at once, without touching the horizon (a position the threefold rule
+            # would end beats any, as its refutation holds in every context; else
+            # the most recent ancestor, so the refutation frees the path soonest).
+            close = -1
+            far = -1
+            danger = self._danger
+            for a in acts:
+                c0, c1, cp, cl, q, cph, out = self._child(h0, h1, pile, plen, p, phase, a)
+                if out != -2 or cph == LEAD:
+                    continue
+                ck = (((cp << 40 | c0) << 40 | c1) << 2 | q) << 2 | cph
+                if danger and ck in danger:
+                    close = a
+                    break
+                anc = path.get(ck, -1)
+                if anc > far:
+                    far = anc
+                    close = a
+            if close >= 0 and acts[0] != close:
+                acts.remove(close)
+                acts.insert(0, close)
         try:
-            for a in self._order(h0, h1, pile, p, phase, ttm):
+            for a in acts:
                 c0, c1, cp, cl, q, cph, out = self._child(h0, h1, pile, plen, p, phase, a)
                 if out != -2:
                     r = is_or and out == 1
@@ -672,7 +696,7 @@ class Solver:
                 raise SolverTimeout
             if self.nodes >= self._slice_end:
                 raise _SliceOver
-            self._stop = min(self._slice_end, self.nodes + 1024)
+            self._stop = min(self._slice_end, self.nodes + 256)
         key = (((pile << 40 | h0) << 40 | h1) << 2 | p) << 2 | phase
         boundary = phase != LEAD
         table = self._table
