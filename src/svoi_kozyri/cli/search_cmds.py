@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -55,6 +56,8 @@ def solve(
             "not an open position: the solver needs at most two players holding cards "
             "(and a turn boundary, not mid-turn)"
         )
+    if not math.isfinite(time) or time > 86_400:
+        raise _fail(f"--time must be a number of seconds up to 86400, not {time}")
     solver = Solver(tables=_small_tables(state))
     res = solver.principal_line(state, time)
     who = seat_name(state.to_act_seat)
