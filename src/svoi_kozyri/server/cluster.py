@@ -276,6 +276,7 @@ class Cluster:
     def _tick(self) -> None:
         alive = self.store.heartbeat(self.owner, PROCESS_TTL_S)
         now = time.monotonic()
+        due: list[LiveTable] = []
         for live in list(self.hub.tables.values()):
             for owner in [o for o in live.remote if o not in alive]:
                 self._set_remote(live, owner, frozenset())
@@ -284,5 +285,23 @@ class Cluster:
             renew = 0 < live.lease_until - now < LEASE_S / 2
             elsewhere = bool(live.remote) and not live.conns
             if renew and not elsewhere and self.hub.scheduler.deadline(live)[0] is not None:
-                self._take(live)
+                due.append(live)
+        self._renew(due, now)
         self.catch_up_all()
+
+    def _renew(self, due: list[LiveTable], now: float) -> None:
+        """Renew the leases of ``due`` in one statement; a table whose lease could
+        not be renewed that way (it ran out, or passed to another process) goes
+        through :meth:`_take`, which also arms the retry."""
+        try:
+            renewed = self.store.renew_leases(
+                self.owner, [live.game.table_id for live in due], LEASE_S
+            )
+        except Exception as e:
+            log.warning("leases not renewed (%s)", e)
+            renewed = set()
+        for live in due:
+            if live.game.table_id in renewed:
+                live.lease_until = now + LEASE_S - 0.5
+            else:
+                self._take(live)

@@ -126,6 +126,23 @@ _BUMP_VERSION = (
 _INSERT_EVENT = insert(events_t)
 _NOTIFY = text("SELECT pg_notify(:c, :p)")
 _DB_NOW = "extract(epoch from clock_timestamp())"
+_APPEND_CTE = """WITH up AS (
+        UPDATE sk_tables SET version = :seq + 1, status = :status, updated = :now
+        WHERE id = :id AND version = :seq RETURNING id
+    ), ins AS (
+        INSERT INTO sk_events (table_id, seq, data, created)
+        SELECT id, :seq, CAST(:data AS json), :now FROM up RETURNING table_id
+    )"""
+_APPEND_PG = text(_APPEND_CTE + " SELECT table_id FROM ins")
+"""PostgreSQL's append: the version check, the event and (below) the notification in
+one statement, run in autocommit, so one round trip and one transaction per action
+(the three statements of the portable path cost about three times the CPU)."""
+_APPEND_PG_NOTIFY = text(_APPEND_CTE + " SELECT pg_notify(:c, :p) FROM ins")
+"""The notification is only sent for a row inserted: a refused write tells nobody."""
+_RENEW = text(
+    f"""UPDATE sk_leases SET expires = {_DB_NOW} + :ttl
+    WHERE owner = :o AND table_id = ANY(:ids) RETURNING table_id"""
+)
 _ACQUIRE = text(
     f"""INSERT INTO sk_leases (table_id, owner, expires) VALUES (:t, :o, {_DB_NOW} + :ttl)
     ON CONFLICT (table_id) DO UPDATE SET owner = EXCLUDED.owner, expires = EXCLUDED.expires
@@ -183,6 +200,8 @@ class Store:
         self.engine: Engine = create_engine(url, **kwargs)
         if self.backend == "sqlite":
             event.listen(self.engine, "connect", _sqlite_pragmas)
+        self._autocommit = self.engine.execution_options(isolation_level="AUTOCOMMIT")
+        """The same pool in autocommit: single-statement writes (PostgreSQL)."""
         if migrate is None:
             migrate = self.backend == "sqlite"
         try:
@@ -267,6 +286,21 @@ class Store:
         ``notify`` (PostgreSQL) the transaction also sends that payload on
         :data:`CHANNEL`, so the other processes hear of the event once it is committed."""
         now = time.time()
+        if self.backend == "postgresql":
+            params = {
+                "id": table_id,
+                "seq": seq,
+                "status": status,
+                "now": now,
+                "data": json.dumps(data),
+                "c": CHANNEL,
+                "p": notify,
+            }
+            with self._autocommit.connect() as conn:
+                rows = conn.execute(_APPEND_PG_NOTIFY if notify else _APPEND_PG, params).all()
+            if len(rows) != 1:
+                raise StaleVersionError(f"table {table_id} is not at version {seq}")
+            return
         with self.engine.begin() as conn:
             if notify:
                 conn.execute(_NOTIFY, {"c": CHANNEL, "p": notify})
@@ -338,6 +372,16 @@ class Store:
                 return True, ttl
             left = conn.execute(_LEASE_LEFT, {"t": table_id}).scalar()
             return False, max(0.0, float(left or 0.0))
+
+    def renew_leases(self, owner: str, table_ids: list[str], ttl: float) -> set[str]:
+        """Renew, in one statement, the leases ``owner`` still holds of ``table_ids``
+        for ``ttl`` seconds (database clock); the tables renewed.  (One statement a
+        second per process instead of one per table: 1,000 tables made 400 a second.)"""
+        if not table_ids:
+            return set()
+        with self._autocommit.connect() as conn:
+            rows = conn.execute(_RENEW, {"o": owner, "ids": table_ids, "ttl": ttl})
+            return {r.table_id for r in rows}
 
     def release_leases(self, owner: str) -> None:
         """Give up every lease and presence of ``owner`` (a clean shutdown)."""
