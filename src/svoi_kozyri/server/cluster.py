@@ -280,11 +280,19 @@ class Cluster:
         for live in list(self.hub.tables.values()):
             for owner in [o for o in live.remote if o not in alive]:
                 self._set_remote(live, owner, frozenset())
-            # renew while the table has work, unless its players are all at
-            # another process: then let the lease pass to that process
+            # renew while the table has work or a player here (who is thinking
+            # now, and whose move will need a bot or timer next: letting the lease
+            # lapse meanwhile cost a synchronous take per turn), unless its players
+            # are all at another process: then let the lease pass to that process
             renew = 0 < live.lease_until - now < LEASE_S / 2
             elsewhere = bool(live.remote) and not live.conns
-            if renew and not elsewhere and self.hub.scheduler.deadline(live)[0] is not None:
+            if (
+                renew
+                and not elsewhere
+                and (
+                    live.local_human_seats() or self.hub.scheduler.deadline(live)[0] is not None
+                )
+            ):
                 due.append(live)
         self._renew(due, now)
         self.catch_up_all()

@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
 from ..core import observe
@@ -32,7 +32,7 @@ log = logging.getLogger("svoi_kozyri.server")
 IDLE_PAUSE_S = 300.0
 """How long a table keeps playing by itself after its last human player left."""
 
-Commit = Callable[[LiveTable, dict[str, Any], PendingMove | None], bool]
+Commit = Callable[[LiveTable, dict[str, Any], PendingMove | None], Awaitable[bool]]
 
 
 class Scheduler:
@@ -154,7 +154,7 @@ class Scheduler:
                 return
             if kind == "deal":
                 if game.needs_deal():
-                    self.commit(live, game.make_deal(game.deal_rng()), None)
+                    await self.commit(live, game.make_deal(game.deal_rng()), None)
                 return
             st = game.state
             if st is None or st.is_over:
@@ -167,6 +167,6 @@ class Scheduler:
             if live.game is not game or game.version != version:
                 return
             pending = game.prepare_move(seat, move, by=kind)
-            self.commit(live, pending.event, pending)
+            await self.commit(live, pending.event, pending)
         except Exception:
             log.exception("table %s: automatic %s failed", game.table_id, kind)
