@@ -289,9 +289,7 @@ class Cluster:
             if (
                 renew
                 and not elsewhere
-                and (
-                    live.local_human_seats() or self.hub.scheduler.deadline(live)[0] is not None
-                )
+                and (live.local_human_seats() or self.hub.scheduler.deadline(live)[0] is not None)
             ):
                 due.append(live)
         self._renew(due, now)

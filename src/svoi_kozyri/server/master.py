@@ -64,9 +64,9 @@ class TableMaster:
         self.actions = 0
         self.note: Callable[[str, int], str] | None = None
         """Makes the notification sent with each commit (several processes)."""
-        self.threaded = store.backend == "postgresql"
-        """Store events in a worker thread (a network round trip) rather than on
-        the event loop (SQLite: a local write, quicker than the thread hop)."""
+        self.appender = store.appender()
+        """PostgreSQL: events are stored without blocking the event loop (a network
+        round trip).  SQLite: on the loop (a local write, quicker than any hop)."""
         scheduler.commit = self.commit
 
     # -- the protocol --------------------------------------------------------------
@@ -118,10 +118,10 @@ class TableMaster:
         the next message or timer of the table sees it), then stored; nothing of
         the table is announced while any of its events is not yet committed
         (``live.pending``), so no client can observe a state whose event is not
-        in the database.  On PostgreSQL the store runs in a thread, so the event
-        loop serves the other tables during the round trip (it used to wait
-        there, blocked, most of the time under load); the table's lock keeps its
-        events in order.  If the store refuses (another writer committed this
+        in the database.  On PostgreSQL the store is awaited, so the event loop
+        serves the other tables during the round trip (it used to wait there,
+        blocked, most of the time under load); the table's lock keeps its events
+        in order.  If the store refuses (another writer committed this
         version first) or fails, the table is rebuilt from the database, which
         holds the truth, and the events applied after the refused one are
         refused too.
@@ -137,15 +137,8 @@ class TableMaster:
             async with live.lock:
                 if live.game is game:  # not rebuilt after an earlier refusal
                     try:
-                        if self.threaded:
-                            await asyncio.to_thread(
-                                self.store.append_event,
-                                game.table_id,
-                                seq,
-                                event,
-                                status,
-                                notify=note,
-                            )
+                        if self.appender is not None:
+                            await self.appender.append(game.table_id, seq, event, status, note)
                         else:
                             self.store.append_event(game.table_id, seq, event, status, notify=note)
                         stored = True
@@ -169,6 +162,11 @@ class TableMaster:
         stored = self.store.load(live.game.table_id)
         if stored is not None:
             live.game = game_from_stored(stored)
+
+    async def aclose(self) -> None:
+        """Close the appender's connections (shutdown)."""
+        if self.appender is not None:
+            await self.appender.close()
 
     def reload(self, live: LiveTable) -> None:
         """Rebuild the table from the database and announce it."""
