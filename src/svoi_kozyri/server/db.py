@@ -151,7 +151,12 @@ _ACQUIRE = text(
     WHERE sk_leases.owner = EXCLUDED.owner OR sk_leases.expires < {_DB_NOW}
     RETURNING owner"""
 )
-_LEASE_LEFT = text(f"SELECT expires - {_DB_NOW} FROM sk_leases WHERE table_id = :t")
+_LEASE_LEFT = text(
+    f"SELECT expires - {_DB_NOW} AS left_s, owner FROM sk_leases WHERE table_id = :t"
+)
+_VERSIONS_PG = text("SELECT id, version FROM sk_tables WHERE id = ANY(:ids)")
+"""One statement text for any number of tables (an expanding IN list is compiled
+anew for each length: a visible share of the once-a-second safety net)."""
 _HEARTBEAT = text(
     f"""INSERT INTO sk_processes (owner, expires) VALUES (:o, {_DB_NOW} + :ttl)
     ON CONFLICT (owner) DO UPDATE SET expires = EXCLUDED.expires"""
@@ -444,9 +449,12 @@ class Store:
         if not table_ids:
             return {}
         with self.engine.connect() as conn:
-            rows = conn.execute(
-                select(tables_t.c.id, tables_t.c.version).where(tables_t.c.id.in_(table_ids))
-            )
+            if self.backend == "postgresql":
+                rows = conn.execute(_VERSIONS_PG, {"ids": table_ids})
+            else:
+                rows = conn.execute(
+                    select(tables_t.c.id, tables_t.c.version).where(tables_t.c.id.in_(table_ids))
+                )
             return {r.id: int(r.version) for r in rows}
 
     def load_seats(self, table_id: str) -> list[dict[str, Any]]:
@@ -462,12 +470,20 @@ class Store:
     def acquire_lease(self, table_id: str, owner: str, ttl: float) -> tuple[bool, float]:
         """Take or renew the table's lease for ``ttl`` seconds (database clock):
         (held, seconds the lease runs from now)."""
+        held, left, _holder = self.take_lease(table_id, owner, ttl)
+        return held, left
+
+    def take_lease(self, table_id: str, owner: str, ttl: float) -> tuple[bool, float, str | None]:
+        """:meth:`acquire_lease`, also saying who holds the lease when it is not taken
+        (None if nobody: it was released meanwhile)."""
         with self.engine.begin() as conn:
             got = conn.execute(_ACQUIRE, {"t": table_id, "o": owner, "ttl": ttl}).first()
             if got is not None:
-                return True, ttl
-            left = conn.execute(_LEASE_LEFT, {"t": table_id}).scalar()
-            return False, max(0.0, float(left or 0.0))
+                return True, ttl, owner
+            row = conn.execute(_LEASE_LEFT, {"t": table_id}).first()
+            if row is None:
+                return False, 0.0, None
+            return False, max(0.0, float(row.left_s or 0.0)), str(row.owner)
 
     def renew_leases(self, owner: str, table_ids: list[str], ttl: float) -> set[str]:
         """Renew, in one statement, the leases ``owner`` still holds of ``table_ids``

@@ -33,6 +33,8 @@ class LiveTable:
     retry: asyncio.TimerHandle | None = None
     lease_other_until: float = 0.0
     """Until when (monotonic) another process is known to hold the lease."""
+    lease_holder: str | None = None
+    """The process that held the lease when this one last asked for it."""
     stale: bool = False
     """Other processes committed events this process has not applied yet (it
     catches up when the table is next used here)."""
