@@ -41,6 +41,7 @@ import socket
 import time
 from typing import TYPE_CHECKING, Any
 
+from .db import CHANNEL, DB_NOW
 from .live import LiveTable
 
 if TYPE_CHECKING:
@@ -52,6 +53,8 @@ LEASE_S = 5.0
 """How long a table's lease lasts without renewal (a dead process's tables wait
 at most this long for another process)."""
 HEARTBEAT_S = 1.0
+BATCH_S = 0.005
+"""How long presence changes and lease takes gather before they are written."""
 PROCESS_TTL_S = 4.0
 """A process that has not renewed its heartbeat for this long is taken for dead."""
 
@@ -70,6 +73,12 @@ class Cluster:
         self.heard = 0
         self._alive: set[str] = set()
         """The processes whose heartbeat ran at the last tick."""
+        self._dirty: dict[str, str] = {}
+        """Presence not yet written: table -> its human seats here (digits)."""
+        self._takes: dict[str, LiveTable] = {}
+        """Tables whose lease this process wants to take."""
+        self._wake = asyncio.Event()
+        self._writer: asyncio.Task[None] | None = None
 
     # -- life cycle ------------------------------------------------------------------
 
@@ -81,6 +90,8 @@ class Cluster:
         self.hub.master.note = self.note_event
         self._tasks.append(asyncio.create_task(self._listen()))
         self._tasks.append(asyncio.create_task(self._ticker()))
+        self._writer = asyncio.create_task(self._write_batches())
+        self._tasks.append(self._writer)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._listening.wait(), timeout=10)
 
@@ -119,9 +130,13 @@ class Cluster:
             return
         self._announced[table_id] = seats
         digits = "".join(str(s) for s in sorted(seats))
-        self.store.set_presence(
-            table_id, self.owner, digits, self._payload("pres", table_id, s=digits)
-        )
+        if self._writer is None:  # not started (tests): write it now
+            self.store.set_presence(
+                table_id, self.owner, digits, self._payload("pres", table_id, s=digits)
+            )
+            return
+        self._dirty[table_id] = digits  # written with the next batch (a few ms)
+        self._wake.set()
 
     def attach(self, live: LiveTable) -> None:
         """A table was loaded here: learn who is connected to it elsewhere."""
@@ -151,7 +166,29 @@ class Cluster:
             if live.retry is None and self._wants_lease(live):
                 self._arm_retry(live, live.lease_other_until - now)
             return False
-        return self._take(live)
+        if self._players_elsewhere(live):
+            # The table's players are at another process: let the lease pass there
+            # (re-taking our own lapsed lease here kept it at the process without
+            # the sockets for ever, and every action then crossed processes: a
+            # notification and a synchronous read of the event on each side).
+            # The other process gets a head start of LEASE_S after our lease ran
+            # out; if it has not taken the lease by then, this process does.
+            back = live.lease_until + 0.5 + LEASE_S - now
+            if back > 0:
+                if live.retry is None:
+                    self._arm_retry(live, back)
+                return False
+        if self._writer is None:
+            return self._take(live)
+        # taken with the next batch, without blocking the event loop; the table
+        # is scheduled again once it is held
+        self._takes[live.game.table_id] = live
+        self._wake.set()
+        return False
+
+    @staticmethod
+    def _players_elsewhere(live: LiveTable) -> bool:
+        return bool(live.remote) and not live.local_human_seats()
 
     def _wants_lease(self, live: LiveTable) -> bool:
         holder = live.lease_holder
@@ -188,15 +225,114 @@ class Cluster:
             self._arm_retry(live, left)
         return False
 
+    # -- batched writes ----------------------------------------------------------------
+
+    async def _write_batches(self) -> None:
+        """Write presence changes and take leases in batches, on an async connection
+        of its own.  Profiling 1,000 tables on two workers showed the event loop
+        blocked on these synchronous statements most of the time while sockets
+        connected (four statements per connection here, a lease query per table
+        at the other process), so that no table got its turn for seconds."""
+        import psycopg
+
+        conn: Any = None
+        while True:
+            await self._wake.wait()
+            await asyncio.sleep(BATCH_S)  # let a burst gather
+            self._wake.clear()
+            presence, self._dirty = self._dirty, {}
+            takes, self._takes = self._takes, {}
+            try:
+                if conn is None or conn.closed:
+                    conn = await psycopg.AsyncConnection.connect(self._dsn(), autocommit=True)
+                if presence:
+                    await self._write_presence(conn, presence)
+                if takes:
+                    await self._take_many(conn, takes)
+            except asyncio.CancelledError:
+                raise
+            except Exception as e:
+                log.warning("presence/lease batch not written (%s); retrying", e)
+                for k, v in presence.items():
+                    self._dirty.setdefault(k, v)
+                for k, live in takes.items():
+                    self._takes.setdefault(k, live)
+                with contextlib.suppress(Exception):
+                    await conn.close()
+                conn = None
+                await asyncio.sleep(1.0)
+                self._wake.set()
+
+    async def _write_presence(self, conn: Any, presence: dict[str, str]) -> None:
+        ids = list(presence)
+        seats = [presence[t] for t in ids]
+        payloads = [self._payload("pres", t, s=presence[t]) for t in ids]
+        async with conn.transaction():
+            await conn.execute(
+                "DELETE FROM sk_presence WHERE owner = %(o)s AND table_id = ANY(%(ids)s)",
+                {"o": self.owner, "ids": ids},
+            )
+            await conn.execute(
+                """INSERT INTO sk_presence (table_id, owner, seats)
+                SELECT t, %(o)s, s FROM unnest(%(ids)s::text[], %(seats)s::text[]) AS x(t, s)
+                WHERE s <> ''""",
+                {"o": self.owner, "ids": ids, "seats": seats},
+            )
+            await conn.execute(
+                "SELECT pg_notify(%(c)s, p) FROM unnest(%(ps)s::text[]) AS p",
+                {"c": CHANNEL, "ps": payloads},
+            )
+
+    async def _take_many(self, conn: Any, takes: dict[str, LiveTable]) -> None:
+        """:meth:`_take` for many tables in two statements."""
+        ids = list(takes)
+        t0 = time.monotonic()
+        cur = await conn.execute(
+            f"""INSERT INTO sk_leases (table_id, owner, expires)
+            SELECT t, %(o)s, {DB_NOW} + %(ttl)s FROM unnest(%(ids)s::text[]) AS t
+            ON CONFLICT (table_id) DO UPDATE SET owner = EXCLUDED.owner, expires = EXCLUDED.expires
+            WHERE sk_leases.owner = EXCLUDED.owner OR sk_leases.expires < {DB_NOW}
+            RETURNING table_id""",
+            {"o": self.owner, "ids": ids, "ttl": LEASE_S},
+        )
+        taken = {r[0] for r in await cur.fetchall()}
+        others: dict[str, tuple[float, str]] = {}
+        rest = [t for t in ids if t not in taken]
+        if rest:
+            cur = await conn.execute(
+                f"""SELECT table_id, expires - {DB_NOW}, owner FROM sk_leases
+                WHERE table_id = ANY(%(ids)s)""",
+                {"ids": rest},
+            )
+            others = {r[0]: (max(0.0, float(r[1])), str(r[2])) for r in await cur.fetchall()}
+        for table_id, live in takes.items():
+            if self.hub.tables.get(table_id) is not live:
+                continue
+            if table_id in taken:
+                live.lease_holder = self.owner
+                live.lease_until = t0 + LEASE_S - 0.5
+                self.hub.scheduler.schedule(live)
+                continue
+            left, holder = others.get(table_id, (0.0, ""))
+            live.lease_holder = holder or None
+            live.lease_until = 0.0
+            live.lease_other_until = t0 + left
+            if live.retry is not None:
+                live.retry.cancel()
+                live.retry = None
+            if self._wants_lease(live):
+                self._arm_retry(live, left)
+
+    def _dsn(self) -> str:
+        url = self.store.engine.url.set(drivername="postgresql")
+        return url.render_as_string(hide_password=False)
+
     # -- what this process hears ---------------------------------------------------------
 
     async def _listen(self) -> None:
         import psycopg
 
-        from .db import CHANNEL
-
-        url = self.store.engine.url.set(drivername="postgresql")
-        dsn = url.render_as_string(hide_password=False)
+        dsn = self._dsn()
         while True:
             try:
                 async with await psycopg.AsyncConnection.connect(dsn, autocommit=True) as conn:

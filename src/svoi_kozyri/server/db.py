@@ -128,6 +128,8 @@ _BUMP_VERSION = (
 _INSERT_EVENT = insert(events_t)
 _NOTIFY = text("SELECT pg_notify(:c, :p)")
 _DB_NOW = "extract(epoch from clock_timestamp())"
+DB_NOW = _DB_NOW
+"""The database's clock in SQL (leases expire on it, never on a process's clock)."""
 _APPEND_CTE = """WITH up AS (
         UPDATE sk_tables SET version = :seq + 1, status = :status, updated = :now
         WHERE id = :id AND version = :seq RETURNING id
@@ -205,7 +207,7 @@ class AsyncAppender:
     prepares the statement after a few uses); an append is one round trip.
     """
 
-    def __init__(self, dsn: str, size: int = 4) -> None:
+    def __init__(self, dsn: str, size: int = 16) -> None:
         self.dsn = dsn
         self.size = size
         self._idle: list[Any] = []
