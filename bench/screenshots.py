@@ -2,14 +2,16 @@
 
 Starts the server on a temporary SQLite database (fixed seed, so the deal is
 the same every run), drives Debian's chromium through Playwright and writes
-PNGs of the lobby, the table on your turn, the two-card turn's second step,
-the end of a hand and the replay, at 1280x800 and 390x844, in English and
+PNGs of the lobby, the table on your turn, the hint with its rating, the table
+chat, the two-card turn's second step, the end of a hand, the analysis of that
+hand, the replay and the tutorial, at 1280x800 and 390x844, in English and
 Russian::
 
     .venv/bin/python bench/screenshots.py            # writes docs/img/*.png
     .venv/bin/python bench/screenshots.py --out DIR --lang en
 
-It takes about a minute.
+It takes about two minutes (the analysis of a hand takes up to 15 s in the
+pure-Python build).
 """
 
 from __future__ import annotations
@@ -63,6 +65,10 @@ def shoot(base: str, out: Path, lang: str, size: str, browser: Any) -> list[Path
     files = []
 
     def snap(name: str) -> None:
+        # an announcement ("Your turn") fades after two seconds: not in the picture
+        if page.locator("#announce.shown").count():
+            page.wait_for_selector("#announce:not(.shown)", state="attached", timeout=5_000)
+            page.wait_for_timeout(300)  # its fade
         path = out / f"{name}-{size}-{lang}.png"
         page.screenshot(path=str(path))
         files.append(path)
@@ -81,6 +87,19 @@ def shoot(base: str, out: Path, lang: str, size: str, browser: Any) -> list[Path
     _wait_my_turn(page)
     page.wait_for_timeout(300)
     snap("table")
+    # the hint with its rating, worded by the client in the page's language
+    page.click("#hint-btn")
+    page.wait_for_selector("#hint-rating", timeout=30_000)
+    page.wait_for_timeout(200)
+    snap("hint")
+    # the table chat: a drawer over the table, opened from the table's head
+    page.click("#chat-toggle")
+    page.fill("#chat-input", "Удачи всем!" if lang == "ru" else "Good luck, everyone!")
+    page.press("#chat-input", "Enter")
+    page.wait_for_selector("#chat-drawer .pk-chat-msg")
+    page.wait_for_timeout(200)
+    snap("chat")
+    page.click("#chat-close")
     # find a turn where a beat is possible, to show step 2 of the two-card turn
     for _ in range(60):
         if not _wait_my_turn(page):
@@ -99,6 +118,14 @@ def shoot(base: str, out: Path, lang: str, size: str, browser: Any) -> list[Path
     page.wait_for_timeout(600)
     snap("hand-over")
     table_id = page.url.split("#/t/")[1]
+    # the analysis of the hand just played, from the seat played
+    page.goto(f"{base}/analysis?table={table_id}&hand=1")
+    page.wait_for_selector("#analysis", timeout=90_000)
+    worse = page.locator(".pk-step.worse")
+    (worse.first if worse.count() else page.locator(".pk-step").nth(2)).click()
+    page.evaluate("window.scrollTo(0, 0)")  # the position and its rating, not the list
+    page.wait_for_timeout(300)
+    snap("analysis")
     page.goto(f"{base}/#/r/{table_id}")
     page.wait_for_selector("#replay-step")
     page.click("#replay-first")
@@ -106,6 +133,12 @@ def shoot(base: str, out: Path, lang: str, size: str, browser: Any) -> list[Path
         page.click("#replay-next")
     page.wait_for_timeout(200)
     snap("replay")
+    # the tutorial: the second lesson (your own trump beats everything else)
+    page.goto(f"{base}/learn")
+    page.wait_for_selector("#lesson")
+    page.locator(".pk-lessons li button").nth(1).click()
+    page.wait_for_timeout(300)
+    snap("learn")
     ctx.close()
     return files
 

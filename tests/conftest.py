@@ -22,6 +22,7 @@ from svoi_kozyri.core import (
     format_cards,
     parse_cards,
 )
+from svoi_kozyri.notation import position_from_text
 
 
 def _tolerate_compiled_frames() -> None:
@@ -83,7 +84,7 @@ def pos(
     outs: list[tuple[str, str]] | None = None,
 ) -> State:
     """A position with the given hands (every seat; ``""`` for an empty hand)."""
-    return game.position(dict(hands), pile, to_act, mode, outs or [])
+    return position_from_text(game, dict(hands), pile, to_act, mode, outs or [])
 
 
 def snapshot(state: State) -> tuple[Any, ...]:

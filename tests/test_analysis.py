@@ -18,6 +18,7 @@ from svoi_kozyri.bots.analysis import (
 from svoi_kozyri.bots.rating import Rating, format_rating
 from svoi_kozyri.cli.main import app
 from svoi_kozyri.core import Game, Move, Rules, State, observe
+from svoi_kozyri.notation import position_from_text
 from svoi_kozyri.records import GameRecord, write_record
 
 OUTS = [("A", "lead"), ("C", "lead")]
@@ -25,7 +26,9 @@ OUTS = [("A", "lead"), ("C", "lead")]
 
 def e12_start() -> State:
     g = Game(Rules(num_players=4))
-    return g.position({"A": "", "B": "KH", "C": "", "D": "AH"}, "7C 9C 10H", "B", "respond", OUTS)
+    return position_from_text(
+        g, {"A": "", "B": "KH", "C": "", "D": "AH"}, "7C 9C 10H", "B", "respond", OUTS
+    )
 
 
 def test_open_position_hints_are_proven() -> None:
@@ -154,7 +157,8 @@ def test_hidden_position_ratings_say_they_are_estimates() -> None:
 
 def test_rate_move_proves_open_positions_and_estimates_hidden_ones() -> None:
     g = Game(Rules(num_players=4))
-    s = g.position(
+    s = position_from_text(
+        g,
         {"A": "", "B": "KH", "C": "", "D": "AH"},
         "7C 9C 10H",
         "B",

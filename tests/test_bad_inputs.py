@@ -26,6 +26,7 @@ OVER = (
     "SH/DC -/ASKSQSJS9S8S7S6SKHQHJHTH9H8H7H6HADKDQD9D7D6DACKCQCJC9C7C AHJDTCTS6C8C8DTD"
     " - loser=B Ad - 1558"
 )
+OPEN = "SC/HD KS7H/9H6HQD8C - A free - - 0"
 HIDDEN = "C/D/H/S KS8H9C6C/?3/?3/?4 - A free - - 0"
 
 #: (name, command line with {tmp} for the test's folder, words the error must contain)
@@ -55,6 +56,7 @@ CASES: list[tuple[str, list[str], str]] = [
     ("solve-not-open", ["solve", POS], "not an open position"),
     ("solve-time-zero", ["solve", POS, "--time", "0"], "--time"),
     ("solve-time-word", ["solve", POS, "--time", "soon"], "--time"),
+    ("solve-time-infinite", ["solve", OPEN, "--time", "inf"], "--time"),
     # -- records
     ("records-missing", ["records", "{tmp}/missing.txt"], "no such file"),
     ("records-folder", ["records", "{tmp}/folder"], "is a folder"),
@@ -185,8 +187,25 @@ CASES: list[tuple[str, list[str], str]] = [
     # -- engine, engine-test (the engine protocol)
     ("engine-unknown-bot", ["engine", "nosuch"], "unknown bot 'nosuch'"),
     ("engine-test-missing-command", ["engine-test"], "Missing argument"),
+    ("engine-test-no-such-engine", ["engine-test", "/nonexistent/engine"], "not found"),
+    ("engine-test-timeout", ["engine-test", "true", "--timeout", "-1"], "--timeout"),
     # -- migrate, calibrate-bots (the web server's database)
     ("migrate-bad-url", ["migrate", "--database", "bogus://x"], "bogus"),
+    (
+        "migrate-sqlite-folder",
+        ["migrate", "--database", "sqlite:///{tmp}/missing/x.db"],
+        "does not exist",
+    ),
+    (
+        "calibrate-sqlite-folder",
+        ["calibrate-bots", "--database", "sqlite:///{tmp}/missing/x.db"],
+        "does not exist",
+    ),
+    (
+        "serve-unreachable-postgres",
+        ["serve", "--database", "postgresql+psycopg://nobody@127.0.0.1:1/x"],
+        "cannot open the database",
+    ),
     ("calibrate-one-bot", ["calibrate-bots", "--bots", "nosuch"], "at least two"),
     # -- selfplay
     (
@@ -198,6 +217,16 @@ CASES: list[tuple[str, list[str], str]] = [
         "selfplay-negative-hands",
         ["selfplay", "--bots", "random", "--hands", "-3", "--out", "{tmp}/sp"],
         "--hands",
+    ),
+    (
+        "selfplay-out-is-a-file",
+        ["selfplay", "--bots", "random", "--hands", "2", "--out", "{tmp}/empty.txt"],
+        "not a directory",
+    ),
+    (
+        "selfplay-out-no-folder",
+        ["selfplay", "--bots", "random", "--hands", "2", "--out", "{tmp}/missing/deeper"],
+        "does not exist",
     ),
     # -- the command itself
     ("unknown-command", ["deal"], "No such command 'deal'"),

@@ -21,6 +21,7 @@ from svoi_kozyri.core import (
     parse_card,
     sample_hands,
 )
+from svoi_kozyri.notation import position_from_text
 
 BOTS = ("random", "greedy", "heuristic")
 
@@ -187,7 +188,7 @@ def test_view_from_state_equals_view_from_observation() -> None:
 
 
 def pos(game: Game, hands: dict[str, str], pile: str, to_act: str, mode: str) -> State:
-    return game.position(hands, pile, to_act, mode)
+    return position_from_text(game, hands, pile, to_act, mode)
 
 
 def test_greedy_costs_put_plain_cards_before_own_trumps() -> None:

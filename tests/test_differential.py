@@ -38,6 +38,7 @@ from svoi_kozyri.scenarios import run_paths, run_scenario
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import reference_model as rm
+from svoi_kozyri.notation import position_from_text
 
 HERE = Path(__file__).resolve().parent
 SCENARIO_DIR = HERE / "scenarios"
@@ -343,7 +344,7 @@ def test_random_small_positions(chunk: int) -> None:
             owners = {"A": owners["A"], "B": owners["B"]}
         hands, pile, to_act, mode, outs = small_position(n, r, owners, rng)
         game = engine_game(n, r, owners, None)
-        s = game.position(hands, pile, to_act, mode, outs)
+        s = position_from_text(game, hands, pile, to_act, mode, outs)
         h = rm.from_position(n, owners, r, hands, pile, to_act, mode, outs)
         ctx = f"seed {50_000 + i} {r} {owners} {hands} {pile}"
         bias = rng.choice([0.0, 0.5])
@@ -368,7 +369,7 @@ def test_two_player_cycle_positions_with_guards() -> None:
         del r["num_players"]
         owners = {"A": "SC", "B": "HD"}
         hands, pile, to_act, mode, outs = small_position(2, r, owners, rng)
-        s = engine_game(2, r, owners, None).position(hands, pile, to_act, mode, outs)
+        s = position_from_text(engine_game(2, r, owners, None), hands, pile, to_act, mode, outs)
         h = rm.from_position(2, owners, r, hands, pile, to_act, mode, outs)
         ctx = f"seed {90_000 + i} {r} {hands} {pile}"
         play_side_by_side(s, h, rng, ctx, max_moves=2000, pickup_bias=0.3, cycle_seek=True)
@@ -391,7 +392,7 @@ def test_perft_with_guards_on_and_history() -> None:
             "cap_outcome": rng.choice(["draw", "most_cards_loses"]),
         }
         hands, pile, to_act, mode, outs = small_position(n, r, owners, rng)
-        s = engine_game(n, r, owners, None).position(hands, pile, to_act, mode, outs)
+        s = position_from_text(engine_game(n, r, owners, None), hands, pile, to_act, mode, outs)
         h = rm.from_position(n, owners, r, hands, pile, to_act, mode, outs)
         for _ in range(rng.randint(0, 4)):
             if h.result is not None:
@@ -415,7 +416,7 @@ def test_e19_cycle_family(extra: str, limit: int) -> None:
     owners = {"A": "SC", "B": "HD"}
     r = {"repetition_limit": limit, "max_actions_per_hand": None}
     hands = {"A": ("KS 7H " + extra).strip(), "B": "9H 6H QD 8C"}
-    s = engine_game(2, r, owners, None).position(hands, "", "A", "free")
+    s = position_from_text(engine_game(2, r, owners, None), hands, "", "A", "free")
     h = rm.from_position(2, owners, r, hands, "", "A", "free")
     cycle = ["lead 7H", "beat 9H lead 8C", "pickup", "lead 6H", "beat 9H lead 8C", "pickup"]
     for i in range(6 * (limit - 1)):
@@ -496,7 +497,7 @@ def test_sessions() -> None:
 def test_illegal_move_leaves_state_unchanged_on_both() -> None:
     """The model refuses what the engine refuses (spot check of the error path)."""
     game = engine_game(4, {}, {"A": "C", "B": "D", "C": "H", "D": "S"}, None)
-    s = game.position({"A": "KS 8H", "B": "QS", "C": "6H", "D": "7S"}, "", "A", "free")
+    s = position_from_text(game, {"A": "KS 8H", "B": "QS", "C": "6H", "D": "7S"}, "", "A", "free")
     with pytest.raises(IllegalMoveError):
         s.push("pickup")
     h = rm.from_position(

@@ -6,10 +6,19 @@ arena with engine bots, and the conformance command."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import ctypes
+import os
 import random
+import resource
 import shutil
+import signal
+import subprocess
 import sys
 import textwrap
+import threading
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -303,11 +312,53 @@ def test_misbehaving_engine_loses_its_move_and_the_hand_goes_on(
     assert agent.last_error is not None
 
 
-@pytest.mark.skip(
-    reason="known defect, left open: with an engine that hangs without reading its input, "
-    "the client's memory grows without bound while it waits (found while integrating; "
-    "see the session note of issue 14)"
-)
+class MemoryGrowthError(Exception):
+    """Raised in the test's thread by :func:`_memory_guard` when memory runs away."""
+
+
+def _rss_kib() -> int:
+    """This process's resident memory in KiB (Linux ``/proc``)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise RuntimeError("no VmRSS in /proc/self/status")
+
+
+@contextlib.contextmanager
+def _memory_guard(limit_mib: int, seconds: float) -> Iterator[None]:
+    """Fail the test (not the machine) if this process grows by more than
+    ``limit_mib`` or the block runs past ``seconds``: a watchdog thread raises
+    :class:`MemoryGrowthError` asynchronously in the test's thread, which stops a
+    runaway Python loop such as the one that once grew by ~100 MB/s here."""
+    if not Path("/proc/self/status").exists():
+        pytest.skip("needs /proc to watch memory")
+    target = threading.get_ident()
+    start, t0 = _rss_kib(), time.monotonic()
+    done = threading.Event()
+    tripped: list[str] = []
+
+    def watch() -> None:
+        while not done.wait(0.05):
+            grown = (_rss_kib() - start) // 1024
+            late = time.monotonic() - t0 > seconds
+            if grown > limit_mib or late:
+                tripped.append(f"grew {grown} MiB in {time.monotonic() - t0:.1f} s")
+                ctypes.pythonapi.PyThreadState_SetAsyncExc(
+                    ctypes.c_ulong(target), ctypes.py_object(MemoryGrowthError)
+                )
+                return
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    try:
+        yield
+    except MemoryGrowthError:
+        pytest.fail(f"memory guard: {tripped[0] if tripped else 'tripped'}")
+    finally:
+        done.set()
+        watcher.join()
+
+
 def test_hanging_engine_loses_its_move_then_is_restarted(tmp_path: Path) -> None:
     marker = tmp_path / "hung"
     body = f"""\
@@ -318,11 +369,144 @@ def test_hanging_engine_loses_its_move_then_is_restarted(tmp_path: Path) -> None
         """
     agent = ExternalAgent(_script(tmp_path, "hang", body), seed=1, timeout=1.0, grace=0.3)
     try:
-        _turns, asked = _play_hand(agent)
+        with _memory_guard(limit_mib=200, seconds=30.0):
+            _turns, asked = _play_hand(agent)
     finally:
         agent.close()
     assert agent.failures["timeout"] == 1
     assert asked > 1 and sum(agent.failures.values()) == 1  # the new process answers
+
+
+_WAIT_ON_HUNG_ENGINE = """\
+import resource, sys, threading, time
+from svoi_kozyri.core import Game, Rules, observe
+from svoi_kozyri.protocol import EngineTimeoutError, Limit, SimpleEngine
+
+def rss():
+    for line in open("/proc/self/status"):
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+
+state = Game(Rules(num_players=2)).new_hand(0, 1)
+engine = SimpleEngine.popen(sys.argv[1])
+start, peak, stop = rss(), [0], threading.Event()
+
+def sample():
+    while not stop.wait(0.02):
+        peak[0] = max(peak[0], rss())
+
+threading.Thread(target=sample, daemon=True).start()
+t0 = time.monotonic()
+try:
+    engine.play(observe(state, state.to_act_seat), Limit(), timeout=1.5, grace=0.5)
+    print("no time-out")
+except EngineTimeoutError:
+    pass
+waited = time.monotonic() - t0
+stop.set()
+engine.quit(timeout=0.0)
+print(f"waited {waited:.2f} grown_kib {max(peak[0], rss()) - start}")
+"""
+
+
+def test_waiting_on_a_hung_engine_keeps_memory_bounded_and_times_out(tmp_path: Path) -> None:
+    """Regression: the client once re-raised the engine's own time-out in a busy
+    loop (``EngineTimeoutError`` is a ``TimeoutError``, which the wait loop took for
+    "not done yet"), growing ~100 MB/s for ever.  Run in a child process with an
+    address-space limit and a wall-clock limit, so that a regression fails this
+    test instead of taking the machine's memory."""
+    engine = tmp_path / "deaf.py"
+    engine.write_text(
+        "import sys, time\n"
+        "for line in sys.stdin:\n"
+        "    if line.startswith('ske'):\n"
+        "        print('skeok 1', flush=True)\n"
+        "    elif line.startswith('go'):\n"
+        "        time.sleep(60)  # hangs, reading nothing more\n"
+    )
+    script = tmp_path / "wait.py"
+    script.write_text(_WAIT_ON_HUNG_ENGINE)
+    limit = 1 << 30  # 1 GiB of address space; the child needs about 300 MiB
+
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+    out = tmp_path / "out.txt"
+    with out.open("w") as sink:
+        # its own process group, so that on a time-out the child and the engine
+        # it started are killed together (a pipe held by the engine would keep
+        # a plain ``run(timeout=...)`` waiting)
+        child = subprocess.Popen(
+            [sys.executable, str(script), f"{sys.executable} {engine}"],
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+            preexec_fn=cap,
+            start_new_session=True,
+        )
+        try:
+            code = child.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(child.pid, signal.SIGKILL)
+            child.wait()
+            pytest.fail("the client did not return within 30 s of waiting on a hung engine")
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(child.pid, signal.SIGKILL)  # the engine, if still there
+    text = out.read_text()
+    assert code == 0, text[-2000:]
+    proc = subprocess.CompletedProcess(child.args, code, text)
+    words = proc.stdout.split()
+    waited, grown_kib = float(words[1]), int(words[3])
+    assert 1.9 <= waited < 10.0, proc.stdout  # time-out 1.5 s + grace 0.5 s, then it returns
+    assert grown_kib < 20 * 1024, proc.stdout  # it was gigabytes
+
+
+def test_client_buffers_are_bounded() -> None:
+    """However an engine misbehaves, the client keeps a bounded amount: an
+    endless line is dropped up to its newline, a flood of unread lines keeps only
+    the newest, and the command log keeps the latest commands."""
+    from svoi_kozyri.protocol import client
+
+    proto = client.EngineProtocol()
+    chunk = b"x" * (1 << 16)
+    for _ in range((client.MAX_LINE_BYTES >> 16) + 8):  # more than the bound, no newline
+        proto.pipe_data_received(1, chunk)
+        assert len(proto._buffer[1]) <= client.MAX_LINE_BYTES + len(chunk)
+    proto.pipe_data_received(1, b"still the long line\nbestmove pickup\n")
+    assert proto._lines.qsize() == 1 and proto._lines.get_nowait() == "bestmove pickup"
+    assert proto.dropped_lines == 1
+    proto.pipe_data_received(1, b"info nodes 1\n" * (client.MAX_PENDING_LINES + 500))
+    assert proto._lines.qsize() == client.MAX_PENDING_LINES
+    proto.pipe_data_received(2, b"e" * (client.MAX_LINE_BYTES + 10))
+    assert len(proto._buffer[2]) == 0 and not proto.stderr_tail
+
+
+def test_client_stops_writing_to_an_engine_that_does_not_read(tmp_path: Path) -> None:
+    """An engine that never reads its input cannot make the client buffer
+    without bound: past ``MAX_UNREAD_BYTES`` unread, sending is an EngineError."""
+    from svoi_kozyri.protocol import client
+
+    deaf = tmp_path / "deaf.py"
+    deaf.write_text(
+        "import sys, time\nsys.stdin.readline()\nprint('skeok 1', flush=True)\ntime.sleep(60)\n"
+    )
+
+    async def flood() -> int:
+        transport, proto = await client.popen_engine([sys.executable, str(deaf)], timeout=10.0)
+        sent = 0
+        try:
+            with pytest.raises(EngineError, match="not reading its input"):
+                for _ in range(10_000):
+                    proto.send_line("isready " + "x" * 4000)
+                    sent += 1
+                    await asyncio.sleep(0)  # let the loop write what the pipe takes
+        finally:
+            proto.kill()
+            transport.close()
+        return sent
+
+    sent = asyncio.run(flood())
+    assert 100 < sent < 2000  # 1 MiB of asyncio buffer plus the pipe, then refused
 
 
 def test_arena_with_engine_seats_is_reproducible() -> None:
@@ -500,3 +684,37 @@ def test_served_engine_survives_bad_requests() -> None:
     assert best[0] == "none"
     assert parse_move_token(best[1]) in obs.legal_moves()
     assert out.count("readyok") == 2
+
+
+def test_the_engines_value_reaches_the_referee() -> None:
+    """A served search bot sends ``info value`` (its estimate for the move it
+    chose); the ExternalAgent keeps it as ``last_value``, so self-play data with an
+    engine seat has values too.  A served bot without an estimate sends none."""
+    obs = next(
+        o for _s, o in _observations(40, seed=11) if len(o.legal_moves()) > 2 and len(o.hands) > 2
+    )
+    search = ExternalAgent(f"{SERVED} pimc:rollout_turns=8,solver_ms=5", seed=1, nodes=8)
+    plain = ExternalAgent(f"{SERVED} medium", seed=1)
+    try:
+        search.choose(obs)
+        assert search.last_value is not None and 0.0 <= search.last_value <= 1.0
+        assert not search.failures
+        plain.choose(obs)
+        assert plain.last_value is None and not plain.failures
+    finally:
+        search.close()
+        plain.close()
+
+
+@pytest.mark.skipif(shutil.which("perl") is None, reason="perl is not installed")
+def test_perl_example_engine_written_from_the_docs_conforms_and_plays() -> None:
+    """The newcomer check: an engine in Perl written from docs/engine-protocol.md
+    alone passes every conformance check and plays the arena without one move
+    replaced, started by its #! line."""
+    script = ROOT / "examples" / "engines" / "trumpsaver.pl"
+    report = run_conformance(f"perl {script}", positions=12, timeout=5.0)
+    assert report.ok and not [c for c in report.checks if c.status == "WARN"], [
+        c.line() for c in report.checks
+    ]
+    arena = run_arena([f"engine:{script}", "medium"], hands=4, seed=2, workers=1)
+    assert arena.bots[f"engine:{script}"].replaced == 0

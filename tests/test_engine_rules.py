@@ -44,6 +44,7 @@ from svoi_kozyri.core import (
     rank_of,
     suit_of,
 )
+from svoi_kozyri.notation import position_from_text
 from svoi_kozyri.notation.forgiving import parse_forgiving
 
 A, B, C, D = range(4)
@@ -614,7 +615,7 @@ def test_two_players_defence_out_ends_hand() -> None:
 
 def test_first_out_wins_besicovitch_even_on_defence() -> None:
     g = Game(Rules(variant="besicovitch"), {"A": "S", "B": "D"}, {"A": "SC", "B": "DH"})
-    s = g.position([cards("7S"), cards("KH AH")], "9D", A, "respond")
+    s = g.position([cards("7S"), cards("KH AH")], parse_card_list("9D"), A, "respond")
     s.push("beat 7S")
     assert s.result == Result(B, "out")
     assert s.returns() == (1.0, -1.0)
@@ -627,7 +628,7 @@ def test_besicovitch_draw_rule(draw_option: bool, expected: Result | None) -> No
         {"A": "S", "B": "D"},
         {"A": "SC", "B": "DH"},
     )
-    s = g.position([cards("QS 7H"), cards("JH")], "8S", A, "respond")
+    s = g.position([cards("QS 7H"), cards("JH")], parse_card_list("8S"), A, "respond")
     # JH beats 7H for B (same suit, higher); hearts are nobody's trump here.
     s.push("beat QS lead 7H")
     if expected is None:
@@ -802,7 +803,7 @@ def test_c3_first_leader_option(leader: str, expected: int) -> None:
 @pytest.mark.parametrize(("taker_leads", "leader"), [(False, A), (True, B)])
 def test_c3_whole_pile_take_and_who_leads_next(taker_leads: bool, leader: int) -> None:
     g = besic(taker_leads_after_pickup=taker_leads)
-    s = g.position([cards("KS 9C"), cards("9D 8D 7H")], "9H 8S 10D", B, "respond")
+    s = g.position([cards("KS 9C"), cards("9D 8D 7H")], parse_card_list("9H 8S 10D"), B, "respond")
     assert beats_of(s) == ""  # 10D is B's trump: only a higher diamond; B has none
     assert s.pickup_count() == 3
     s.push("pickup")
@@ -957,7 +958,7 @@ def test_action_that_ends_the_hand_keeps_its_result_at_the_cap() -> None:
 
 def test_cap_counts_from_the_start_position_turns() -> None:
     g = make_game(2, {"A": "SC", "B": "HD"}, max_actions_per_hand=10)
-    s = g.position([cards("KS 7H"), cards("9H 6H QD 8C")], "", A, FREE, [], turns=8)
+    s = g.position([cards("KS 7H"), cards("9H 6H QD 8C")], [], A, FREE, [], turns=8)
     s.push("lead 7H")
     assert s.result is None
     s.push("beat 9H lead 8C")
@@ -1231,5 +1232,5 @@ def test_position_accepts_json_shaped_outs() -> None:
     """Outs straight from JSON are lists, not tuples; both must work."""
     g = make_game()
     hands = {"A": "", "B": "KH", "C": "", "D": "AH"}
-    s = g.position(hands, "7C 9C 10H", "B", "respond", [["A", "lead"], ["C", "defence"]])  # type: ignore[list-item]
+    s = position_from_text(g, hands, "7C 9C 10H", "B", "respond", [["A", "lead"], ["C", "defence"]])  # type: ignore[list-item]
     assert s.outs == ((A, "lead"), (C, "defence"))

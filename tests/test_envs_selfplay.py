@@ -92,11 +92,39 @@ def test_run_on_workers_equals_one_process_and_loads(tmp_path: Path) -> None:
     assert data["observation"].dtype == np.float32
     assert data["legal_mask"].shape == (n, 41)
     assert np.all(data["legal_mask"][np.arange(n), data["action"]] == 1)
-    assert np.all(np.isnan(data["value"]))  # the built-in bots report no value
+    assert np.all(np.isnan(data["value"]))  # heuristic and greedy have no value estimate
     assert list(data["hand_game_id"]) == list(range(6))
     assert data["hand_returns"].shape == (6, 3)
     meta = json.loads((one / "meta.json").read_text())
     assert meta["observation_size"] == OBS_SIZE and meta["config"]["hands"] == 6
+
+
+PIMC = "pimc:iterations=6,rollout_turns=8,solver_ms=5"
+ISMCTS = "ismcts:iterations=12,rollout_turns=8,solver_ms=5"
+
+
+def test_value_column_holds_the_search_bots_estimates() -> None:
+    """Search bots store their expected reward (root value, or the exact solver's
+    in open positions) for the move they chose; bots without one store NaN, and
+    so does a search bot with a single legal move (it does not search)."""
+    cfg = SelfPlayConfig(
+        bots=(PIMC, ISMCTS, "greedy"),
+        rules={"num_players": 3},
+        hands=1,
+        seed=7,
+        chunk_size=1,
+    )
+    dec = play_chunk(cfg, cfg.seed, 0).decisions.to_pydict()
+    by_bot: dict[str, list[float]] = {}
+    for bot, value in zip(dec["bot"], dec["value"], strict=True):
+        by_bot.setdefault(bot, []).append(value)
+    assert all(np.isnan(v) for v in by_bot["greedy"])
+    for bot in (PIMC, ISMCTS):
+        vals = np.array(by_bot[bot])
+        known = vals[~np.isnan(vals)]
+        assert len(known) >= 0.5 * len(vals), (bot, vals)  # NaN only for forced moves
+        assert np.all((known >= 0.0) & (known <= 1.0))
+        assert len(set(known.tolist())) > 2  # estimates, not a constant
 
 
 def test_bad_config_is_refused() -> None:

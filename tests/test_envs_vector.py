@@ -11,6 +11,7 @@ from svoi_kozyri import Game, Rules
 from svoi_kozyri.core import IllegalMoveError, RulesError
 from svoi_kozyri.envs.encoding import OBS_SIZE, encode_state
 from svoi_kozyri.envs.vector import REASONS, VectorGame
+from svoi_kozyri.notation import position_from_text
 
 CONFIGS = [
     {"num_players": 4, "max_actions_per_hand": 120},
@@ -102,7 +103,7 @@ def test_batches_replay_through_the_engine(config: dict) -> None:
 
 def _run_loaded(rules: Rules, positions: list[dict], steps: int = 60) -> Counter[str]:
     game = Game(rules)
-    states = [game.position(**p) for p in positions]
+    states = [position_from_text(game, **p) for p in positions]
     vg = VectorGame(rules, batch_size=len(states), seed=1)
     vg.load(range(len(states)), [s.copy() for s in states])
     seen: Counter[str] = Counter()

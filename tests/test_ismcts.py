@@ -12,6 +12,7 @@ from svoi_kozyri.bots.search.common import Budget, evaluate, policy, rewards, ro
 from svoi_kozyri.bots.search.ismcts import ISMCTS, ISMCTSAgent
 from svoi_kozyri.bots.search.pimc import PIMCAgent
 from svoi_kozyri.core import Game, Rules, observe
+from svoi_kozyri.notation import position_from_text
 
 
 @pytest.mark.parametrize("spec", ["ismcts:iterations=30", "pimc:iterations=30"])
@@ -59,7 +60,8 @@ def test_decision_depends_only_on_the_observation() -> None:
 
 def test_open_position_goes_to_the_solver() -> None:
     g = Game(Rules(num_players=4))
-    s = g.position(
+    s = position_from_text(
+        g,
         {"A": "", "B": "KH", "C": "", "D": "AH"},
         "7C 9C 10H",
         "B",
@@ -74,8 +76,8 @@ def test_ismcts_prefers_the_winning_move_in_a_small_endgame() -> None:
     """Three players hold cards, so it is not open; D can go out at once with a
     free lead of his last card, which must be preferred to anything else."""
     g = Game(Rules(num_players=4))
-    s = g.position(
-        {"A": "8H 7C", "B": "", "C": "QD 9C", "D": "6S"}, "", "D", "free", [("B", "lead")]
+    s = position_from_text(
+        g, {"A": "8H 7C", "B": "", "C": "QD 9C", "D": "6S"}, "", "D", "free", [("B", "lead")]
     )
     agent = ISMCTSAgent(seed=2, iterations=200)
     assert str(agent.choose(observe(s, 3))) == "lead 6S"

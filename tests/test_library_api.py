@@ -25,9 +25,12 @@ from svoi_kozyri import (
     SessionOverError,
     SvoiKozyriError,
     Termination,
+    observe,
     parse_card,
+    parse_cards,
     parse_seat,
 )
+from svoi_kozyri.notation import position_from_text
 
 
 @pytest.mark.parametrize(
@@ -82,7 +85,7 @@ def test_errors_raised_are_of_the_right_class() -> None:
 
 def test_hand_over_error() -> None:
     game = Game(Rules(num_players=2))
-    state = game.position({"A": "6S", "B": "7H"}, to_act="A")
+    state = position_from_text(game, {"A": "6S", "B": "7H"}, to_act="A")
     state.push("lead 6S")
     assert state.is_over
     with pytest.raises(HandOverError):
@@ -156,7 +159,7 @@ def test_seat_parser_errors(value: object, error: type[Exception]) -> None:
 
 def test_push_accepts_a_seat_letter_like_position() -> None:
     game = Game(Rules(num_players=2))
-    state = game.position({"A": "6S 7S", "B": "7H 8H"}, to_act="B")
+    state = position_from_text(game, {"A": "6S 7S", "B": "7H 8H"}, to_act="B")
     before = state.copy()
     with pytest.raises(IllegalMoveError):
         state.push("lead 7H", seat="A")
@@ -184,11 +187,34 @@ def test_options_that_cannot_apply_are_refused(options: dict[str, object]) -> No
 def test_position_turn_counter_checked_against_the_cap() -> None:
     game = Game(Rules(num_players=2, max_actions_per_hand=50))
     hands = {"A": "6S 7S", "B": "7H 8H"}
-    game.position(hands, to_act="A", turns=49)
+    position_from_text(game, hands, to_act="A", turns=49)
     with pytest.raises(PositionError):
-        game.position(hands, to_act="A", turns=50)
+        position_from_text(game, hands, to_act="A", turns=50)
     with pytest.raises(PositionError):
-        game.position(hands, to_act="A", turns=-1)
+        position_from_text(game, hands, to_act="A", turns=-1)
+
+
+def test_position_takes_typed_cards_and_points_text_to_the_notation_layer() -> None:
+    """Game.position takes card sets and card lists; card text is the notation layer's
+    job (position_from_text), and text given to the core gets a PositionError that
+    says where to parse it, not a wrong position."""
+    game = Game(Rules(num_players=2))
+    typed = game.position(
+        {"A": parse_cards("6S 7S"), "B": parse_cards("7H 8H")}, [parse_card("9D")], "B", "respond"
+    )
+    assert typed == position_from_text(
+        game, {"A": "6S 7S", "B": "7H 8H"}, "9D", to_act="B", mode="respond"
+    )
+    with pytest.raises(PositionError, match="position_from_text"):
+        game.position({"A": "6S 7S", "B": "7H 8H"})  # type: ignore[dict-item]
+    with pytest.raises(PositionError, match="position_from_text"):
+        game.position([parse_cards("6S"), parse_cards("7H")], "9D")  # type: ignore[arg-type]
+    with pytest.raises(PositionError, match="card set"):
+        game.position([parse_cards("6S"), -1])
+    with pytest.raises(PositionError, match="pile"):
+        game.position([parse_cards("6S"), parse_cards("7H")], [99])
+    with pytest.raises(CardError):
+        position_from_text(game, {"A": "6S 7X", "B": "7H"})
 
 
 # ----------------------------------------------------------------------------- undo
@@ -257,3 +283,23 @@ def test_pop_refuses_after_unchecked_steps() -> None:
     with pytest.raises(PositionError):
         state.pop()
     assert state != before or state.is_over
+
+
+def test_more_bad_library_input_is_a_svoi_kozyri_error() -> None:
+    """Seats, rules mappings, owners and undo: bad input is one of the library's
+    errors (which callers can catch as ``SvoiKozyriError``), never a view of nobody."""
+    state = Game(Rules()).new_hand(0, 1)
+    with pytest.raises(PositionError):
+        observe(state, 9)
+    with pytest.raises(PositionError):
+        observe(state, "Z")
+    assert observe(state, "B").seat == 1
+    with pytest.raises(RulesError):
+        Rules.from_dict([("num_players", 2)])  # type: ignore[arg-type]
+    with pytest.raises(PositionError):
+        Game(Rules(), 5)
+    assert Game(Rules()).new_hand("B", 1) == Game(Rules()).new_hand(1, 1)
+    with pytest.raises(IndexError):
+        state.copy().pop()
+    with pytest.raises(SvoiKozyriError):
+        state.copy().pop()

@@ -26,6 +26,7 @@ from svoi_kozyri.core import (
     State,
     blind_owners,
     observe,
+    parse_card,
     parse_cards,
 )
 from svoi_kozyri.notation import (
@@ -37,6 +38,7 @@ from svoi_kozyri.notation import (
     parse_cards_compact,
     parse_position,
     parse_result,
+    position_from_text,
 )
 
 E1 = "C/D/H/S KS8H9C6C/QSTH6D/6H9DJC/7S6SAH8D - A free - - 0"
@@ -45,8 +47,8 @@ PERFT_FILE = Path(__file__).resolve().parents[2] / "shared" / "scenarios" / "per
 
 def e1_state() -> State:
     game = Game(Rules(), {"A": "C", "B": "D", "C": "H", "D": "S"})
-    return game.position(
-        {"A": "KS 8H 9C 6C", "B": "QS 10H 6D", "C": "6H 9D JC", "D": "7S 6S AH 8D"}
+    return position_from_text(
+        game, {"A": "KS 8H 9C 6C", "B": "QS 10H 6D", "C": "6H 9D JC", "D": "7S 6S AH 8D"}
     )
 
 
@@ -173,10 +175,14 @@ def test_e1_chain_positions_exact() -> None:
 def test_finished_hand_and_outs_exact() -> None:
     # SPEC E12: B beats KH, goes out on a defence, and D loses holding AH.
     game = Game(Rules(), {"A": "C", "B": "D", "C": "H", "D": "S"})
-    state = game.position(
-        {"A": "", "B": "KH", "C": "", "D": "AH"}, "7C 9C 10H", "B", "respond",
+    state = position_from_text(
+        game,
+        {"A": "", "B": "KH", "C": "", "D": "AH"},
+        "7C 9C 10H",
+        "B",
+        "respond",
         [("A", "lead"), ("C", "defence")],
-    )  # fmt: skip
+    )
     assert format_position(state) == "C/D/H/S -/KH/-/AH 7C9CTH B respond Al,Cd - 0"
     state.push("beat KH")
     text = format_position(state)
@@ -187,7 +193,7 @@ def test_finished_hand_and_outs_exact() -> None:
 
 def test_over_without_result_round_trips() -> None:
     game = Game(Rules(), {"A": "C", "B": "D", "C": "H", "D": "S"})
-    state = game.position({"A": "", "B": "", "C": "", "D": "AH"}, "KH", "A", OVER,
+    state = position_from_text(game, {"A": "", "B": "", "C": "", "D": "AH"}, "KH", "A", OVER,
                           [("A", "lead"), ("B", "lead"), ("C", "lead")])  # fmt: skip
     assert state.is_over and state.result is None
     assert format_position(state) == "C/D/H/S -/-/-/AH KH - over Al,Bl,Cl - 0"
@@ -220,21 +226,23 @@ def test_rules_field_and_variants_exact() -> None:
         "free_lead_after_defence_out=false,repetition_limit=null"
     )
     game = Game(Rules(variant="besicovitch", deck_size=36), ["S", "D"], ["SC", "DH"])
-    state = game.position([parse_cards("AS 7C"), parse_cards("6D KH")], "9S", "B", "respond")
+    state = game.position(
+        [parse_cards("AS 7C"), parse_cards("6D KH")], [parse_card("9S")], "B", "respond"
+    )
     text = format_position(state)
     assert text == "S+C/D+H AS7C/KH6D 9S B respond - - 0 variant=besicovitch,deck_size=36"
     assert parse_position(text) == state
     # two players with one trump each: the owners say so, the rules field need not
     one = Game(Rules(num_players=2, trumps_per_player_2p=1), ["H", "C"])
-    s1 = one.position([parse_cards("AS"), parse_cards("KS")], "", "A", "free")
+    s1 = one.position([parse_cards("AS"), parse_cards("KS")], [], "A", "free")
     assert format_position(s1) == "H/C AS/KS - A free - - 0"
     assert parse_position("H/C AS/KS - A free - - 0").game == one
 
 
 def test_discard_field() -> None:
     game = Game(Rules(defence_out_pile="discard"), {"A": "C", "B": "D", "C": "H", "D": "S"})
-    state = game.position(
-        {"A": "JC", "B": "9D", "C": "QC 7S", "D": "8S AD"}, "7C 8H", "B", "respond"
+    state = position_from_text(
+        game, {"A": "JC", "B": "9D", "C": "QC 7S", "D": "8S AD"}, "7C 8H", "B", "respond"
     )
     state.push("beat 9D")
     text = format_position(state)
@@ -400,7 +408,7 @@ def perft_cases() -> list[tuple[str, str, int]]:
         game = Game(rules, sc["owners"], sc.get("pairs"))
         p = sc["start"]["position"]
         outs = [(seat, kind) for seat, kind in p.get("out", [])]
-        state = game.position(p["hands"], p["pile"], p["to_act"], p["mode"], outs)
+        state = position_from_text(game, p["hands"], p["pile"], p["to_act"], p["mode"], outs)
         counts = sc["steps"][0]["expect"]["perft"]
         cases.append((sc["id"], format_position(state), int(counts["2"])))
     return cases

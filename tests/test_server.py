@@ -230,6 +230,11 @@ def test_hint_comes_from_a_bot(client: TestClient) -> None:
         ws.send_text(json.dumps({"type": "hint"}))
         hint = recv_type(ws, "hint")
         assert hint["move"] in v["hand"]["legal"]
+        # the rating is data the client words in its language, never English text
+        r = hint["rating"]
+        assert r["kind"] in ("proven", "estimated", "unrated")
+        assert 0 <= r["low"] <= r["score"] <= r["high"] <= 1
+        assert (r["value"] is not None) == (r["kind"] == "proven")
 
 
 def test_reconnect_keeps_the_seat(client: TestClient) -> None:

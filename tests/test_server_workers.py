@@ -149,19 +149,64 @@ def _check_against_log(db_url: str, tables: list[dict[str, Any]], clients: list[
         store.close()
 
 
-@pytest.mark.skip(
-    reason="regressed when the web platform's branches were integrated (the scripted players "
-    "make no moves on the two-worker server); passed on its own branch; left open in issue 13"
-)
+async def _watch(client: SeatClient, until: asyncio.Event) -> int:
+    """A spectator that watches until ``until`` is set, reconnecting whenever its
+    socket drops; the number of reconnects."""
+    reconnects = 0
+    while not until.is_set():
+        task = asyncio.create_task(client.run(stop=lambda _view: until.is_set()))
+        stopper = asyncio.create_task(until.wait())
+        await asyncio.wait({task, stopper}, return_when=asyncio.FIRST_COMPLETED)
+        stopper.cancel()
+        if not task.done():
+            task.cancel()
+        with contextlib.suppress(ConnectionClosed, OSError, asyncio.CancelledError):
+            await task
+        if not until.is_set():
+            reconnects += 1
+            await asyncio.sleep(0.1)
+    return reconnects
+
+
+def _until(what: str, check: Any, timeout: float) -> Any:
+    """Poll ``check`` until it returns something true (bounded)."""
+    deadline = time.monotonic() + timeout
+    while not (got := check()):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.05)
+    return got
+
+
+def _serving(srv: ServerProcess, db: str, n: int) -> None:
+    """Wait until ``n`` workers run and each has joined the cluster (its heartbeat
+    is in ``sk_processes``), so both take connections when the test starts."""
+    from sqlalchemy import func, select
+
+    from svoi_kozyri.server.db import processes_t
+
+    _until("the workers to start", lambda: len(_workers(srv)) >= n, 60)
+    store = Store(db, migrate=False)
+    try:
+
+        def joined() -> bool:
+            with store.engine.connect() as conn:
+                return (
+                    int(conn.execute(select(func.count()).select_from(processes_t)).scalar() or 0)
+                    >= n
+                )
+
+        _until("the workers to join the cluster", joined, 60)
+    finally:
+        store.close()
+
+
 def test_kill_one_worker_then_both(postgres_url: str, tmp_path: Path) -> None:  # noqa: F811
     db = _fresh_db(postgres_url, "sk_workers")
-    srv = ServerProcess(
-        db, workers=2, rate_limits=False, log_path=tmp_path / "s1.log", extra_args=[]
-    )
-    with srv:
-        deadline = time.monotonic() + 30
-        while len(_workers(srv)) < 2 and time.monotonic() < deadline:
-            time.sleep(0.1)
+    srv = ServerProcess(db, workers=2, rate_limits=False, log_path=tmp_path / "s1.log")
+    srv.start(timeout=90)  # two workers import the whole server: slow on a busy machine
+    try:
+        _serving(srv, db, 2)
         workers = _workers(srv)
         assert len(workers) == 2
         tables = asyncio.run(_make_tables(srv))
@@ -170,53 +215,107 @@ def test_kill_one_worker_then_both(postgres_url: str, tmp_path: Path) -> None:  
             for t in tables
             for k, tok in enumerate(t["tokens"])
         ]
-        clients += [SeatClient(srv.ws_base, t["id"], None, None) for t in tables[:2]]
-
-        async def phase_one() -> list[int]:
-            end = time.monotonic() + 90
-            players = [c for c in clients if c.token is not None]
-            tasks = [asyncio.create_task(_play(c, MOVES, end)) for c in players]
-            await asyncio.sleep(1.0)
-            nonlocal busiest
-            busiest = max(workers, key=_sockets)
-            os.kill(busiest, signal.SIGKILL)  # the worker with the sockets dies mid-game
-            return list(await asyncio.gather(*tasks))
+        players = list(clients)
+        spectators = [SeatClient(srv.ws_base, t["id"], None, None) for t in tables[:2]]
+        clients += spectators
+        at_kill: dict[str, int] = {}
 
         def _sockets(pid: int) -> int:
             fds = Path(f"/proc/{pid}/fd")
             return sum(1 for fd in fds.iterdir() if os.readlink(fd).startswith("socket:"))
 
+        async def phase_one() -> tuple[list[int], list[int]]:
+            end = time.monotonic() + 90
+            done = asyncio.Event()
+            watching = [asyncio.create_task(_watch(c, done)) for c in spectators]
+            tasks = [asyncio.create_task(_play(c, MOVES, end)) for c in players]
+            # every player is under way (not a guessed sleep): then a worker dies
+            while min(c.moves for c in players) < 2 and time.monotonic() < end:
+                await asyncio.sleep(0.05)
+            nonlocal busiest
+            busiest = max(workers, key=_sockets)
+            store = Store(db, migrate=False)
+            at_kill.update(store.versions([t["id"] for t in tables]))
+            store.close()
+            os.kill(busiest, signal.SIGKILL)  # the worker with the most sockets dies mid-game
+            played = list(await asyncio.gather(*tasks))
+            done.set()
+            return played, list(await asyncio.gather(*watching))
+
         busiest = 0
-        reconnects = asyncio.run(phase_one())
-        players = [c for c in clients if c.token is not None]
-        assert all(c.moves >= MOVES for c in players), [c.moves for c in players]
-        assert sum(reconnects) >= 1  # the killed worker's clients came back
+        reconnects, rewatched = asyncio.run(phase_one())
+        report = [
+            (c.table_id, c.seat, c.moves, r, c.last_view and c.last_view["version"])
+            for c, r in zip(players, reconnects, strict=True)
+        ]
+        assert all(c.moves >= MOVES for c in players), (at_kill, report)
+        assert sum(reconnects) + sum(rewatched) >= 1  # the killed worker's clients came back
         assert all(not [e for e in c.errors if e["code"] not in ("stale",)] for c in players)
+        for c in spectators:  # every spectator sees the table after the kill
+            assert c.last_view is not None, rewatched
+            assert c.last_view["version"] > at_kill[c.table_id], (at_kill, rewatched)
         survivors = _workers(srv)
         assert survivors and busiest not in survivors
         # kill everything: the supervisor and both workers
         everything = [*_workers(srv)]
         srv.kill()
-        deadline = time.monotonic() + 10
+        # a worker uvicorn was just restarting may still be importing the server:
+        # it ends as soon as it gets that far (bounded)
+        deadline = time.monotonic() + 30
         while time.monotonic() < deadline and any(_alive(p) for p in everything):
             time.sleep(0.1)
         left = [p for p in everything if _alive(p)]
         for p in left:
             os.kill(p, signal.SIGKILL)
         assert not left, f"workers outlived their supervisor: {left}"
+    finally:
+        srv.stop()
     _check_against_log(db, tables, clients)
     port = srv.port
     srv2 = ServerProcess(db, workers=2, port=port, rate_limits=False, log_path=tmp_path / "s2.log")
-    with srv2:
+    srv2.start(timeout=90)
+    try:
 
         async def phase_two() -> None:
             end = time.monotonic() + 90
-            await asyncio.gather(
-                *(_play(c, MOVES // 2, end) for c in clients if c.token is not None)
-            )
+            await asyncio.gather(*(_play(c, MOVES // 2, end) for c in players))
 
         asyncio.run(phase_two())
-        assert all(c.moves >= MOVES + MOVES // 2 for c in clients if c.token is not None)
+        assert all(c.moves >= MOVES + MOVES // 2 for c in players)
+    finally:
+        srv2.stop()
     _check_against_log(db, tables, clients)
+    tokens = [tok for t in tables for tok in t["tokens"]]
     for name in ("s1.log", "s2.log"):
-        assert "Traceback" not in (tmp_path / name).read_text(), name
+        logged = (tmp_path / name).read_text()
+        assert "Traceback" not in logged, name
+        assert not [tok for tok in tokens if tok in logged], name  # no seat token in a log line
+
+
+def test_a_worker_whose_supervisor_is_gone_ends_at_once(tmp_path: Path) -> None:
+    """A worker uvicorn started just before its supervisor died (SIGKILL) reaches
+    the app factory with init as its parent: it must not take init for the
+    supervisor, but compare with the supervisor's pid that ``run_server`` gave it."""
+    import subprocess
+    import sys
+
+    from svoi_kozyri.server.app import ENV_PREFIX
+
+    db = f"sqlite:///{tmp_path / 'x.db'}"
+    Store(db, migrate=True).close()
+    env = {
+        **os.environ,
+        ENV_PREFIX + "SUPERVISOR": "999999999",  # no such process: the supervisor is gone
+        ENV_PREFIX + "DATABASE": db,
+    }
+    code = "from svoi_kozyri.server.app import app_from_env; app_from_env(); print('alive')"
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert out.returncode == 1 and "alive" not in out.stdout, (out.stdout, out.stderr)
+    # with its supervisor alive (here: this test process) the worker builds its app
+    env[ENV_PREFIX + "SUPERVISOR"] = str(os.getpid())
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert out.returncode == 0 and "alive" in out.stdout, out.stderr

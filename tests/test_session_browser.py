@@ -51,11 +51,6 @@ def post(server: ServerProcess, path: str, body: dict[str, Any]) -> dict[str, An
     return data
 
 
-@pytest.mark.skip(
-    reason="its session is played by stand-in bots with nobody connected, which the server "
-    "no longer allows (issue 13: tables without people stop); to be rewritten with a player "
-    "looking in, as tests/test_table_social.py does"
-)
 def test_end_of_session_page(browser: Any, server: ServerProcess) -> None:
     seats = [{"kind": "human"}, {"kind": "human"}, {"kind": "bot", "bot": "random"}]
     a = post(
@@ -73,7 +68,15 @@ def test_end_of_session_page(browser: Any, server: ServerProcess) -> None:
         },
     )
     tid = a["table_id"]
-    post(server, f"/api/tables/{tid}/join", {"name": "Bob"})
+    b = post(server, f"/api/tables/{tid}/join", {"name": "Bob"})
+    # Bob looks in once and leaves: a table nobody joined waits, but one a player
+    # has seen plays on for a while, and with grace 0 stand-ins play both humans
+    look = new_page(browser, 1280, 800)
+    look.goto(server.base + "/learn")
+    look.evaluate(f"localStorage.setItem('sk.token.{tid}', '{b['token']}')")
+    look.goto(server.base + f"/#/t/{tid}")
+    look.wait_for_selector("#table")
+    look.context.close()
     for _ in range(600):  # stand-ins play the absent humans to the end
         with urllib.request.urlopen(server.base + f"/api/tables/{tid}") as r:
             if json.loads(r.read())["status"] == "finished":

@@ -20,6 +20,7 @@ from svoi_kozyri.bots.search.solver import (
 from svoi_kozyri.cli.main import app
 from svoi_kozyri.core import Game, Move, Rules, State, observe
 from svoi_kozyri.core.cards import cards_of
+from svoi_kozyri.notation import position_from_text
 from svoi_kozyri.notation.position import format_position
 
 GAMES = [
@@ -199,7 +200,8 @@ def test_proven_wins_are_never_lost() -> None:
 def test_move_values_and_principal_line() -> None:
     g = Game(Rules(num_players=4))
     # E12: B beats KH and goes out on a defence with only D left: D loses.
-    s = g.position(
+    s = position_from_text(
+        g,
         {"A": "", "B": "KH", "C": "", "D": "AH"},
         "7C 9C 10H",
         "B",
@@ -215,13 +217,14 @@ def test_move_values_and_principal_line() -> None:
 def test_repetition_is_a_draw() -> None:
     """SPEC E19: neither player can force a win; the cycle is a draw."""
     g = Game(Rules(num_players=2))
-    s = g.position({"A": "KS 7H", "B": "9H 6H QD 8C"}, "", "A", "free")
+    s = position_from_text(g, {"A": "KS 7H", "B": "9H 6H QD 8C"}, "", "A", "free")
     assert exhaustive_value(s) == Solver().solve(s, None).value
 
 
 def test_open_state_from_observation_only() -> None:
     g = Game(Rules(num_players=4))
-    s = g.position(
+    s = position_from_text(
+        g,
         {"A": "KS 7H", "B": "", "C": "9H 6H QD", "D": ""},
         "8C 10D",
         "A",
@@ -260,7 +263,8 @@ def test_value_text() -> None:
 
 def test_solve_cli() -> None:
     g = Game(Rules(num_players=4))
-    s = g.position(
+    s = position_from_text(
+        g,
         {"A": "", "B": "KH", "C": "", "D": "AH"},
         "7C 9C 10H",
         "B",
@@ -331,7 +335,7 @@ def test_a_position_repeated_twice_already_counts_as_a_draw() -> None:
     """SPEC E19's cycle: once the start position has occurred twice, entering it
     again ends the hand, and the solver knows it."""
     g = Game(Rules(num_players=2))
-    s = g.position({"A": "KS 7H", "B": "9H 6H QD 8C"}, "", "A", "free")
+    s = position_from_text(g, {"A": "KS 7H", "B": "9H 6H QD 8C"}, "", "A", "free")
     cycle = ["lead 7H", "beat 9H lead 8C", "pickup", "lead 6H", "beat 9H lead 8C"]
     for m in cycle:
         s.push(m)

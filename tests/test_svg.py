@@ -19,6 +19,7 @@ from svoi_kozyri.core import (
     parse_card,
 )
 from svoi_kozyri.core.cards import iter_cards
+from svoi_kozyri.notation import position_from_text
 
 NS = "{http://www.w3.org/2000/svg}"
 ALL = [r + s for r in RANKS for s in SUITS]
@@ -93,7 +94,8 @@ def _faces(doc: str) -> list[str]:
 
 def _state() -> State:
     game = Game(Rules(num_players=4), owners={"A": "C", "B": "D", "C": "H", "D": "S"})
-    return game.position(
+    return position_from_text(
+        game,
         {"A": "KS 8H 9C 6C", "B": "QS 10H 6D", "C": "6H 9D JC", "D": "7S 6S AH 8D"},
         pile="7H QC",
         to_act="A",
@@ -129,5 +131,5 @@ def test_position_of_an_observation_and_the_notebook_hooks() -> None:
 
 def test_position_of_the_open_besicovitch_game_shows_both_hands() -> None:
     game = Game(Rules(variant="besicovitch"), owners={"A": "S", "B": "H"})
-    st = game.position({"A": "AS 7H", "B": "KH 8S"}, pile="", to_act="A", mode="free")
+    st = position_from_text(game, {"A": "AS 7H", "B": "KH 8S"}, pile="", to_act="A", mode="free")
     assert sorted(set(_faces(svg.position(st, None))) - {"back"}) == ["7H", "8S", "AS", "KH"]

@@ -31,6 +31,7 @@ from svoi_kozyri.core import (
     parse_cards,
     seat_name,
 )
+from svoi_kozyri.notation import position_from_text
 from svoi_kozyri.records import GameRecord, read_records, write_records
 from svoi_kozyri.tui.inputs import (
     Command,
@@ -68,8 +69,8 @@ def seats_for(n: int) -> list[SeatInfo]:
 def e1_step4() -> State:
     """SPEC E1 before step 4: D faces 9D on the pile 8H 6D QS 6H 9D."""
     game = Game(Rules(), PT_OWNERS)
-    state = game.position(
-        {"A": "KS 8H 9C 6C", "B": "QS 10H 6D", "C": "6H 9D JC", "D": "7S 6S AH 8D"}, "", "A"
+    state = position_from_text(
+        game, {"A": "KS 8H 9C 6C", "B": "QS 10H 6D", "C": "6H 9D JC", "D": "7S 6S AH 8D"}, "", "A"
     )
     for move in ("lead 8H", "beat 6D lead QS", "beat 6H lead 9D"):
         state.push(move)
@@ -218,8 +219,8 @@ def test_top_card_and_ownership_are_relative_to_the_viewer() -> None:
 
 def test_table_visibility_shows_only_the_pickup_window() -> None:
     game = Game(Rules(pile_visibility="table"), PT_OWNERS)
-    state = game.position(
-        {"A": "KS 8H 9C 6C", "B": "QS 10H 6D", "C": "6H 9D JC", "D": "7S 6S AH 8D"}, "", "A"
+    state = position_from_text(
+        game, {"A": "KS 8H 9C 6C", "B": "QS 10H 6D", "C": "6H 9D JC", "D": "7S 6S AH 8D"}, "", "A"
     )
     for move in ("lead 8H", "beat 6D lead QS", "beat 6H lead 9D"):
         state.push(move)
@@ -238,7 +239,9 @@ def test_log_shows_pickups_with_their_cards_and_outs() -> None:
     assert "D bot: pickup 3: QS 6H 9D" in text
     assert "C bot: beat 6H lead 9D" in text
     game = Game(Rules(), PT_OWNERS)
-    st = game.position({"A": "9C", "B": "7D 8D", "C": "6H 9D", "D": "7S"}, "8H", "A", "respond")
+    st = position_from_text(
+        game, {"A": "9C", "B": "7D 8D", "C": "6H 9D", "D": "7S"}, "8H", "A", "respond"
+    )
     st.push("beat 9C")
     text = to_text(render_log(observe(st, 1), seats_for(4)))
     assert "A You: beat 9C  (out on a defence)" in text
@@ -289,8 +292,8 @@ def test_menu_number_out_of_range() -> None:
 
 def test_free_lead_refuses_pickup_and_accepts_one_card() -> None:
     game = Game(Rules(), PT_OWNERS)
-    state = game.position(
-        {"A": "KS 8H 9C 6C", "B": "QS 10H 6D", "C": "6H 9D JC", "D": "7S 6S AH 8D"}, "", "A"
+    state = position_from_text(
+        game, {"A": "KS 8H 9C 6C", "B": "QS 10H 6D", "C": "6H 9D JC", "D": "7S 6S AH 8D"}, "", "A"
     )
     obs = observe(state, 0)
     assert parse_input(obs, "8h") == Move.parse("lead 8H")

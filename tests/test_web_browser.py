@@ -389,38 +389,77 @@ def _english_phrases() -> list[str]:
     return out
 
 
+def _no_english(page: Any, selector: str, phrases: list[str]) -> None:
+    """Neither the visible text nor any label under ``selector`` holds English."""
+    text = page.inner_text(selector)
+    labels = " ".join(
+        page.locator(
+            f"{selector} [aria-label], {selector} [title], {selector} [placeholder]"
+        ).evaluate_all(
+            "els => els.flatMap(e => ['aria-label', 'title', 'placeholder']"
+            ".map(a => e.getAttribute(a) || ''))"
+        )
+    )
+    for chunk in (text, labels):
+        words = set(re.findall(r"[A-Za-z]{3,}", chunk)) - KEY_NAMES
+        assert not words, (sorted(words), chunk)
+        assert not [p for p in phrases if p in chunk]
+        assert not re.search(r"[JQKA][♠♥♦♣]", chunk)  # Д♠, not Q♠
+
+
 def test_the_table_in_russian_has_no_english_left(browser: Any, server: ServerProcess) -> None:
     page = _page(browser, server, PHONE, lang="ru")
     assert page.evaluate("document.documentElement.lang") == "ru"
     lobby = page.inner_text("body")
     assert "Играть" in lobby and "Play now" not in lobby
+    # the account bar and the live lobby speak Russian too (the tables' own names
+    # may be anything, so there only the catalogue's English phrases are looked for)
+    page.wait_for_selector("#account-open")
+    phrases = _english_phrases()
+    _no_english(page, "#account-bar", phrases)
+    page.wait_for_selector("#lobby-live label")
+    live = page.inner_text("#lobby-live")
+    assert not [p for p in phrases if p in live], live
+    assert "Столы" in live
     bot = page.evaluate("fetch('/api/bots').then(r => r.json())")["default"]
     page.fill("#player-name", "Аня")
     page.click("#new-table summary")
     page.select_option("#bot_delay", "0")
-    page.fill("#length", "1")
+    page.fill("#length", "2")
     page.select_option("#seat-1", f"bot:{bot}")
     page.click("#create-btn")
     page.wait_for_selector("#table")
-    phrases = _english_phrases()
+    tid = page.url.split("#/t/")[1]
     assert len(phrases) > 100
+    # the lobby lists it by its host, with its state and bot levels in Russian
+    other = page.context.new_page()
+    other.goto(server.base + "/")
+    other.wait_for_selector(f"#lobby-list [data-table='{tid}']")
+    entry = other.inner_text(f"#lobby-list [data-table='{tid}']")
+    assert "Стол игрока Аня" in entry and "бот · " in entry, entry
+    assert not set(re.findall(r"[A-Za-z]{3,}", entry)), entry
+    other.close()
     seen = 0
     while _wait_turn_or_end(page) == "turn":
+        if seen == 0:
+            # the hint with its rating, worded in Russian, proven or estimated
+            page.tap("#hint-btn")
+            page.wait_for_selector("#hint-rating")
+            rating = page.inner_text("#hint-rating")
+            assert re.match(r"^(доказано|оценка|без оценки)", rating), rating
+            assert "%" in rating or rating.startswith(("доказано", "без оценки"))
+            # the chat drawer, with a message in it
+            page.tap("#chat-toggle")
+            page.fill("#chat-input", "привет")
+            page.press("#chat-input", "Enter")
+            page.wait_for_selector("#chat-drawer .pk-chat-msg")
+            _no_english(page, "#table", phrases)
+            page.tap("#chat-close")
         if seen < 3:
             legal = page.locator("#hand .card[data-beat='1']")
             if legal.count() and not page.locator("#hand .card.selected").count():
                 _click_card(legal.first)  # the two-step state has its texts too
-            text = page.inner_text("#table")
-            labels = " ".join(
-                page.locator("#table [aria-label]").evaluate_all(
-                    "els => els.map(e => e.getAttribute('aria-label'))"
-                )
-            )
-            for chunk in (text, labels):
-                words = set(re.findall(r"[A-Za-z]{3,}", chunk)) - KEY_NAMES
-                assert not words, words
-                assert not [p for p in phrases if p in chunk]
-                assert not re.search(r"[JQKA][♠♥♦♣]", chunk)  # Д♠, not Q♠
+            _no_english(page, "#table", phrases)
             seen += 1
             if page.locator("#hand .card.selected").count():
                 before = _version(page)
@@ -428,10 +467,25 @@ def test_the_table_in_russian_has_no_english_left(browser: Any, server: ServerPr
                 _wait_progress(page, before)
                 continue
         _take_turn(page)
-    text = page.inner_text("#table")
-    assert not set(re.findall(r"[A-Za-z]{3,}", text)) - KEY_NAMES, text
-    assert "Порядок выхода" in text
+    # the end of the first hand: the banner with its order of going out and countdown
+    if page.locator("#hand-over").count():
+        _no_english(page, "#table", phrases)
+        assert "Порядок выхода" in page.inner_text("#hand-over")
+        while _wait_turn_or_end(page) == "turn" or not page.locator("#session-over").count():
+            if page.locator("#status.mine").count():
+                _take_turn(page)
+            else:
+                page.wait_for_timeout(100)
+    _no_english(page, "#table", phrases)
+    assert "Порядок выхода" in page.inner_text("#session-over")
+    # the end-of-session page
+    page.goto(server.base + f"/session?table={tid}")
+    page.wait_for_selector("#hands li")
+    _no_english(page, "main", phrases)
+    assert "Партия" in page.inner_text("body")
     # the switcher changes the language at once and remembers it
+    page.goto(server.base + f"/#/t/{tid}")
+    page.wait_for_selector("#session-over")
     page.select_option("#lang-select", "en")
     page.wait_for_selector("html[lang='en']", state="attached")
     assert "Order of going out" in page.inner_text("#table")
@@ -527,3 +581,73 @@ def test_rules_page_and_replay(browser: Any, server: ServerProcess) -> None:
         page.click("#replay-next")
     assert not page.errors
     page.context.close()
+
+
+def test_table_chat_in_a_drawer_with_unread_badge_and_mute(
+    browser: Any, server: ServerProcess
+) -> None:
+    a = _page(browser, server, DESKTOP)
+    _create(a, "Ann", ["human"], length=3)
+    invite = a.input_value("#invite-link")
+    b = _page(browser, server, PHONE)
+    b.goto(invite)
+    b.wait_for_selector("#join-btn")
+    b.fill("#player-name", "Bob")
+    b.click("#join-btn")
+    b.wait_for_selector("#hand .card")
+    a.wait_for_selector("#hand .card")
+    for p in (a, b):  # folded: only the button shows, the drawer takes no room
+        p.wait_for_selector("#chat-toggle")
+        assert not p.locator("#chat-drawer").is_visible()
+    a.click("#chat-toggle")
+    a.wait_for_selector("#chat-drawer #chat-input")
+    assert a.get_attribute("#chat-input", "maxlength") == "200"
+    assert a.evaluate("document.activeElement.id") == "chat-input"
+    a.fill("#chat-input", "<img src=x onerror=alert(1)> hi")
+    a.press("#chat-input", "Enter")
+    a.wait_for_selector("#chat-drawer .pk-chat-msg")
+    # Bob on the phone: a badge counts it, and the turn still fits the screen
+    b.wait_for_selector("#chat-unread")
+    assert b.inner_text("#chat-unread") == "1"
+    assert "1 new message" in b.inner_text("#chat-toggle")
+    assert b.evaluate("window.scrollY") == 0
+    assert b.evaluate("document.documentElement.scrollWidth") <= PHONE[0] + 1
+    for sel in ("#status", "#hand", "#chat-toggle"):
+        assert _inside_viewport(b, sel), sel
+    if b.locator("#top-card").count():
+        assert _inside_viewport(b, "#top-card")
+    b.tap("#chat-toggle")
+    b.wait_for_selector("#chat-drawer .pk-chat-msg")
+    assert _inside_viewport(b, "#chat-drawer")
+    assert b.locator("#chat-unread").count() == 0
+    # the text as typed, never HTML
+    assert b.inner_text("#chat-drawer .pk-chat-msg") == "Ann: <img src=x onerror=alert(1)> hi"
+    assert b.locator("#chat-drawer img").count() == 0
+    assert _axe(b) == []
+    # Bob mutes Ann: her next message does not reach him, his reaches her
+    b.tap("#chat-drawer [data-mute='0']")
+    b.wait_for_selector("#chat-drawer [data-mute='0'][aria-pressed='true']")
+    a.fill("#chat-input", "muted one")
+    a.press("#chat-input", "Enter")
+    a.wait_for_selector("#chat-drawer .pk-chat-msg:nth-child(2)")
+    b.fill("#chat-input", "gg")
+    b.press("#chat-input", "Enter")
+    a.wait_for_selector("#chat-drawer .pk-chat-msg:nth-child(3)")
+    assert a.inner_text("#chat-drawer .pk-chat-msg:nth-child(3)") == "Bob: gg"
+    texts = b.locator("#chat-drawer .pk-chat-msg").all_inner_texts()
+    assert texts == ["Ann: <img src=x onerror=alert(1)> hi", "Bob: gg"]
+    # Escape folds it again; a reload asks for the history
+    b.press("#chat-input", "Escape")
+    assert not b.locator("#chat-drawer").is_visible()
+    a.reload()
+    a.wait_for_selector("#chat-toggle")
+    a.click("#chat-toggle")
+    a.wait_for_selector("#chat-drawer .pk-chat-msg:nth-child(3)")
+    # spectators have no chat
+    c = _page(browser, server)
+    c.goto(invite + "?watch")
+    c.wait_for_selector("#spectator")
+    assert c.locator("#chat-toggle, #chat-drawer").count() == 0
+    for p in (a, b, c):
+        assert not p.errors
+        p.context.close()

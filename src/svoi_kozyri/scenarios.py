@@ -30,6 +30,7 @@ from .core import (
     seat_name,
 )
 from .core.perft import perft
+from .notation.position import position_from_text
 
 FORMAT_ID = "svoi-kozyri-scenarios/1"
 
@@ -97,7 +98,8 @@ def start_state(game: Game, start: Any) -> State:
         outs = pos.get("out") or []
         if not isinstance(outs, list) or not all(isinstance(o, list) and len(o) == 2 for o in outs):
             raise ScenarioFormatError("'out' must be a list of [seat, how] pairs")
-        return game.position(
+        return position_from_text(
+            game,
             pos.get("hands") or {},
             pos.get("pile", ""),
             pos.get("to_act", ""),

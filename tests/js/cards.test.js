@@ -126,3 +126,44 @@ test("the order of going out lists who still holds cards last", () => {
   assert.deepEqual(outOrder({ out_order: [2, 0, 3] }, 4), { order: [2, 0, 3], rest: [1] });
   assert.deepEqual(outOrder(null, 2), { order: [], rest: [0, 1] });
 });
+
+// the hint's rating is worded here, from the real catalogues, in every language
+import { readFileSync } from "node:fs";
+import { percentText, ratingText } from "../../src/svoi_kozyri/web/static/cards.js";
+import { translate } from "../../src/svoi_kozyri/web/static/i18n.js";
+
+const CATS = Object.fromEntries(
+  ["en", "ru", "it", "es", "nl", "pt", "ko"].map((l) => [
+    l,
+    JSON.parse(readFileSync(new URL(`../../src/svoi_kozyri/web/static/i18n/${l}.json`, import.meta.url), "utf8")),
+  ]),
+);
+const tr = (lang) => (key, p) => translate(CATS, lang, key, p);
+const EST = { kind: "estimated", value: null, score: 1, low: 0.9287, high: 1, samples: 50, source: "pimc", at_least: null, at_best: null };
+
+test("an estimate never reads as a certainty, a proven value says so", () => {
+  assert.equal(percentText(1, "en", true), ">99%");
+  assert.equal(percentText(0.001, "en", true), "<1%");
+  assert.equal(percentText(1, "en"), "100%");
+  assert.equal(percentText(0.62, "ru", true), "62\u00a0%");
+  const en = ratingText(EST, tr("en"), "en");
+  assert.equal(en, "estimate: >99% chance of not being the durak (95%: 92% to 100%, 50 samples)");
+  assert.equal(ratingText({ ...EST, kind: "proven", value: "win", score: 1 }, tr("en"), "en"), "proven: not the durak");
+  assert.match(ratingText({ ...EST, at_least: "draw" }, tr("en"), "en"), /^proven: at least a draw; estimate: /);
+  assert.equal(ratingText({ ...EST, kind: "unrated", samples: 0 }, tr("en"), "en"), "not rated (no time to search)");
+});
+
+test("the rating is worded in Russian, with Russian plurals, and in every language", () => {
+  const ru = ratingText({ ...EST, score: 0.62, low: 0.55, high: 0.69, samples: 400 }, tr("ru"), "ru");
+  assert.equal(ru, "оценка: 62\u00a0% — шанс не остаться дураком (95\u00a0%: от 55\u00a0% до 69\u00a0%, 400 выборок)");
+  assert.match(ratingText({ ...EST, samples: 21 }, tr("ru"), "ru"), /21 выборка\)$/);
+  assert.match(ratingText({ ...EST, samples: 3 }, tr("ru"), "ru"), /3 выборки\)$/);
+  assert.equal(ratingText({ ...EST, kind: "proven", value: "loss", score: 0 }, tr("ru"), "ru"), "доказано: дурак");
+  for (const lang of Object.keys(CATS)) {
+    for (const r of [EST, { ...EST, kind: "proven", value: "draw" }, { ...EST, at_best: "draw" }, { ...EST, kind: "unrated" }]) {
+      const text = ratingText(r, tr(lang), lang);
+      assert.doesNotMatch(text, /[{}]|rating\./, `${lang}: ${text}`);
+      if (lang !== "en") assert.notEqual(text, ratingText(r, tr("en"), "en"), lang);
+    }
+  }
+});

@@ -19,6 +19,11 @@ class Agent(ABC):
     """A player.  Subclasses implement :meth:`choose`; ``name`` is the registry name."""
 
     name: ClassVar[str] = "agent"
+    #: The bot's own estimate of its expected reward (1 not the durak, 0 the
+    #: durak, ½ a draw) for the move its last :meth:`choose` returned, or ``None``
+    #: for a bot that has none.  Search bots set it (their root value or the exact
+    #: solver's in open positions); self-play data stores it as ``value``.
+    last_value: float | None = None
 
     def __init__(self, seed: int | None = None) -> None:
         self.rng = random.Random(seed)

@@ -132,6 +132,7 @@ class ExternalAgent(Agent):
 
         legal = obs.legal_moves()
         seed = self.rng.getrandbits(31)
+        self.last_value = None
         try:
             engine = self._start()
             if self.grace is None:
@@ -152,6 +153,9 @@ class ExternalAgent(Agent):
             self.last_error = f"illegal or unreadable move {result.raw!r}"
             self._warn(obs)
             return self.default_action(obs)
+        value = result.info.get("value")
+        if isinstance(value, float) and 0.0 <= value <= 1.0:
+            self.last_value = value  # the engine's own estimate (``info value``)
         return result.move
 
     def _warn(self, obs: Observation) -> None:

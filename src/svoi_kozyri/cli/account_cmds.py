@@ -29,11 +29,13 @@ def calibrate_bots(
 ) -> None:
     """Rate the bots' accounts of a web server database from an arena round robin."""
     from ..server.calibrate import CalibrationError, calibrate
-    from .serve_cmds import default_database_url
+    from .serve_cmds import check_database_url, default_database_url, probe_database
 
+    url = check_database_url(database) if database is not None else default_database_url()
+    probe_database(url)
     try:
         for line in calibrate(
-            database or default_database_url(),
+            url,
             [b.strip() for b in bots.split(",") if b.strip()],
             players,
             hands,

@@ -17,6 +17,20 @@ class BadInput(SvoiKozyriError, ValueError):
     """Command-line options that do not fit together; the message says which."""
 
 
+#: ``--backend`` and ``--address``, shared by the commands that can run on Ray.
+BackendOption = Annotated[
+    str,
+    typer.Option(help="local (worker processes) or ray (Ray tasks; same results for a seed)"),
+]
+AddressOption = Annotated[
+    str | None,
+    typer.Option(
+        help="with --backend ray: an existing cluster (auto, HOST:6379, ray://HOST:10001); "
+        "default: start a local Ray with --workers CPUs"
+    ),
+]
+
+
 def register(app: typer.Typer) -> None:
     """Add the ``arena`` command to ``app``."""
     app.command("arena")(arena)
@@ -93,17 +107,8 @@ def arena(
     csv_path: Annotated[Path | None, typer.Option("--csv", help="write figures as CSV")] = None,
     plot: Annotated[Path | None, typer.Option(help="directory for PNG charts")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress bar")] = False,
-    backend: Annotated[
-        str,
-        typer.Option(help="local (worker processes) or ray (Ray tasks; same results for a seed)"),
-    ] = "local",
-    address: Annotated[
-        str | None,
-        typer.Option(
-            help="with --backend ray: an existing cluster (auto, HOST:6379, ray://HOST:10001); "
-            "default: start a local Ray with --workers CPUs"
-        ),
-    ] = None,
+    backend: BackendOption = "local",
+    address: AddressOption = None,
 ) -> None:
     """Play many hands between bots (paired deals, seat rotation, all CPU cores) and report
     each bot's durak rate with a 95 % interval, first-out rate, draws, hand length and

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 import sys
 from typing import Annotated
 
@@ -35,8 +36,24 @@ def engine_test(
 ) -> None:
     """Check that COMMAND speaks the engine protocol: handshake, isready, legal
     moves on a fixed set of positions, stop latency, determinism under a node limit."""
+    import shutil
+
+    from ..protocol.client import _command
     from ..protocol.conformance import run_conformance
 
+    try:
+        args = _command(command)
+    except ValueError as e:
+        typer.echo(f"error: {e}", err=True)
+        raise typer.Exit(2) from None
+    if shutil.which(args[0]) is None:
+        typer.echo(f"error: engine command not found: {args[0]!r} (in {command!r})", err=True)
+        raise typer.Exit(2)
+    if not math.isfinite(timeout) or timeout <= 0:
+        typer.echo(
+            f"error: --timeout must be a positive number of seconds, not {timeout}", err=True
+        )
+        raise typer.Exit(2)
     report = run_conformance(command, positions=positions, timeout=timeout, echo=typer.echo)
     typer.echo(report.summary())
     raise typer.Exit(0 if report.ok else 1)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Annotated
 
 import typer
@@ -43,6 +44,8 @@ def solve(
             "not an open position: the solver needs at most two players holding cards "
             "(and a turn boundary, not mid-turn)"
         )
+    if not math.isfinite(time) or time > 86_400:
+        raise _fail(f"--time must be a number of seconds up to 86400, not {time}")
     solver = Solver()
     res = solver.principal_line(state, time)
     who = seat_name(state.to_act_seat)

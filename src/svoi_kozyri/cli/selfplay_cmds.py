@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from ..core import RulesError
+from .arena_cmds import AddressOption, BackendOption
 
 
 def register(app: typer.Typer) -> None:
@@ -42,9 +43,12 @@ def selfplay(
         typer.Option(help="any SPEC C9 option as key=value (repeatable)"),
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress bar")] = False,
+    backend: BackendOption = "local",
+    address: AddressOption = None,
 ) -> None:
-    """Play HANDS hands between BOTS on all cores and write one Parquet row per
-    decision and one per hand into OUT (see docs/envs.md); deterministic for a seed."""
+    """Play HANDS hands between BOTS on all cores (or a Ray cluster) and write one
+    Parquet row per decision and one per hand into OUT (see docs/envs.md);
+    deterministic for a seed, whatever the backend."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
@@ -57,6 +61,14 @@ def selfplay(
     except ImportError as e:  # the optional extra is missing
         err.print(f"[red]error:[/] selfplay needs the [envs] extra ({e.name} is missing)")
         raise typer.Exit(2) from None
+    if out.exists() and not out.is_dir():
+        typer.echo(f"error: --out {out}: not a directory (an existing file)", err=True)
+        raise typer.Exit(2)
+    if not out.exists() and not out.absolute().parent.is_dir():
+        typer.echo(
+            f"error: --out {out}: the folder {out.absolute().parent} does not exist", err=True
+        )
+        raise typer.Exit(2)
     try:
         rules = build_rules(players, None, False, None, rule)
         config = SelfPlayConfig(
@@ -78,7 +90,14 @@ def selfplay(
             transient=True,
         ) as bar:
             task = bar.add_task("hands", total=hands)
-            path = run_selfplay(config, out, workers, progress=lambda k: bar.advance(task, k))
+            path = run_selfplay(
+                config,
+                out,
+                workers,
+                progress=lambda k: bar.advance(task, k),
+                backend=backend,
+                address=address,
+            )
     except (ValueError, RulesError) as e:
         # one unwrapped line, like every command's errors (cli/main.py)
         typer.echo(f"error: {' '.join(str(e).split())}", err=True)

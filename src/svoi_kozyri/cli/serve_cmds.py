@@ -83,6 +83,28 @@ def check_listen(host: str, port: int) -> None:
             ) from None
 
 
+def probe_database(url: str) -> None:
+    """Connect once to a database *server* (not a SQLite file, which ``serve`` may
+    create) so that an unreachable one is one error line before anything starts."""
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import SQLAlchemyError
+
+    if make_url(url).get_backend_name() == "sqlite":
+        return
+    engine = create_engine(url, connect_args={"connect_timeout": 10})
+    try:
+        with engine.connect() as conn:
+            conn.execute(text("SELECT 1"))
+    except SQLAlchemyError as e:
+        reason = " ".join(str(getattr(e, "orig", None) or e).split())
+        raise DatabaseURLError(
+            f"--database {_shown(url)}: cannot open the database: {reason}"
+        ) from None
+    finally:
+        engine.dispose()
+
+
 def serve(
     host: Annotated[str, typer.Option(help="interface to listen on")] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=0, max=65535, help="TCP port")] = 8000,
@@ -124,6 +146,7 @@ def serve(
     except ValueError as e:
         raise ServeOptionError(str(e)) from None
     url = check_database_url(database) if database is not None else default_database_url()
+    probe_database(url)
     typer.echo(f"svoi-kozyri web: http://{host}:{port}/  (database {_shown(url)})")
     try:
         run_server(
@@ -155,7 +178,7 @@ def migrate(
 
     from ..server.migrate import upgrade
 
-    url = database or default_database_url()
+    url = check_database_url(database) if database is not None else default_database_url()
     try:
         engine = create_engine(url)
         try:
@@ -163,9 +186,10 @@ def migrate(
         finally:
             engine.dispose()
     except (SQLAlchemyError, ImportError, ValueError) as e:
-        reason = f"{type(e).__name__}: {e}".splitlines()[0]
-        typer.echo(f"error: --database {_shown(url)}: {reason}", err=True)
-        raise typer.Exit(1) from None
+        reason = " ".join(str(getattr(e, "orig", None) or e).split())
+        raise DatabaseURLError(
+            f"--database {_shown(url)}: cannot open the database: {reason}"
+        ) from None
     was = "an empty database" if before is None else f"revision {before}"
     typer.echo(f"{_shown(url)}: {was} -> revision {after}")
 

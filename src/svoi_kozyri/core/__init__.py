@@ -28,6 +28,7 @@ from .cards import (
 from .errors import (
     AmbiguousMoveError,
     CardError,
+    EmptyMoveStackError,
     HandOverError,
     IllegalMoveError,
     InvalidMoveError,
@@ -84,6 +85,7 @@ __all__ = [
     "Card",
     "CardError",
     "CardSet",
+    "EmptyMoveStackError",
     "Game",
     "HandOverError",
     "HandRecord",

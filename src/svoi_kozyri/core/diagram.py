@@ -7,8 +7,10 @@ An observation's diagram shows only what its viewer may know: hidden cards are
 ``##``, publicly known cards of a hidden hand are listed.
 
 >>> from svoi_kozyri import Game, Rules, observe
->>> state = Game(Rules(num_players=2)).position({"A": "6S 7S", "B": "7H 8H"}, pile="9D",
-...                                            to_act="A", mode="respond")
+>>> from svoi_kozyri.core.cards import parse_card_list, parse_cards
+>>> state = Game(Rules(num_players=2)).position(
+...     {"A": parse_cards("6S 7S"), "B": parse_cards("7H 8H")}, pile=parse_card_list("9D"),
+...     to_act="A", mode="respond")
 >>> print(state)
   A  own ♠♥  7S 6S            2 cards  <- to act
   B  own ♦♣  8H 7H            2 cards

@@ -19,6 +19,7 @@ class                       raised when
 ``PositionError``           a position, deal, ownership or seat is inconsistent
 ``RulesError``              a rules option is invalid or cannot apply
 ``SessionOverError``        a new hand was asked of a session that has ended
+``EmptyMoveStackError``     ``State.pop()`` with nothing to undo (an ``IndexError``)
 ==========================  =====================================================
 
 Branch from the most specific class: ``except MalformedError`` before
@@ -76,9 +77,15 @@ class SessionOverError(SvoiKozyriError, ValueError):
     """A new hand was requested from a session that has already ended."""
 
 
+class EmptyMoveStackError(SvoiKozyriError, IndexError):
+    """``State.pop()`` with no move to undo (an ``IndexError``, like ``list.pop`` and
+    python-chess's ``Board.pop``)."""
+
+
 __all__ = [
     "AmbiguousMoveError",
     "CardError",
+    "EmptyMoveStackError",
     "HandOverError",
     "IllegalMoveError",
     "InvalidMoveError",

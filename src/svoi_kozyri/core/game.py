@@ -47,8 +47,6 @@ from .cards import (
     deck_mask,
     format_cards,
     higher_mask,
-    parse_card_list,
-    parse_cards,
     parse_suit,
     rank_of,
     suit_of,
@@ -110,11 +108,14 @@ def _parse_owner_map(owners: Any, n: int) -> list[int]:
     if isinstance(owners, Mapping):
         seats = [0] * n
         for key, val in owners.items():
-            seat = parse_seat(key, n) if isinstance(key, str) else int(key)
-            if not 0 <= seat < n:
-                raise PositionError(f"seat {key!r} does not exist with {n} players")
+            seat = parse_seat(key, n)
             seats[seat] = _suits_mask(val)
         return seats
+    if not isinstance(owners, (str, Sequence)):
+        raise PositionError(
+            "owners are a mapping of seat to suits or one entry per seat "
+            f"(e.g. 'CDHS' or ['SC', 'HD']), not {type(owners).__name__}"
+        )
     seq = list(owners)
     if len(seq) != n:
         raise PositionError(f"expected suit ownership for {n} seats, got {len(seq)}")
@@ -164,6 +165,21 @@ def blind_owners(rules: Rules, rng: random.Random) -> tuple[list[int], list[int]
         return [(1 << suits[0]) | (1 << suits[1]), (1 << suits[2]) | (1 << suits[3])], None
     pairs = [(1 << suits[0]) | (1 << suits[1]), (1 << suits[2]) | (1 << suits[3])]
     return [1 << suits[0], 1 << suits[2]], pairs if rules.is_besicovitch else None
+
+
+_TEXT_HINT = (
+    "{what}: Game.position takes card sets and card lists, not text; parse card text "
+    "with svoi_kozyri.notation.position_from_text or svoi_kozyri.core.cards.parse_cards"
+)
+
+
+def _card_set(value: object, what: str) -> int:
+    """``value`` as a card set, or a :class:`PositionError` that says what it got."""
+    if isinstance(value, str):
+        raise PositionError(_TEXT_HINT.format(what=what))
+    if type(value) is not int or value < 0:
+        raise PositionError(f"{what} must be a card set (an int bit mask), not {value!r}")
+    return value
 
 
 class Game:
@@ -459,15 +475,17 @@ class Game:
         rng.shuffle(order)
         return order
 
-    def new_hand(self, dealer: int = 0, seed: int | random.Random | None = None) -> State:
-        """Start a hand from a seeded shuffle (``seed`` an int or a ``random.Random``)."""
+    def new_hand(self, dealer: int | str = 0, seed: int | random.Random | None = None) -> State:
+        """Start a hand from a seeded shuffle (``seed`` an int or a ``random.Random``);
+        the dealer is a seat index or letter."""
+        d = parse_seat(dealer, self.n) if isinstance(dealer, str) else dealer
         rng = seed if isinstance(seed, random.Random) else random.Random(seed)
-        return self.deal(dealer, self.shuffled_deck(rng))
+        return self.deal(d, self.shuffled_deck(rng))
 
     def position(
         self,
-        hands: Sequence[CardSet] | Mapping[str, str],
-        pile: Sequence[Card] | str = (),
+        hands: Sequence[CardSet] | Mapping[int | str, CardSet],
+        pile: Sequence[Card] = (),
         to_act: int | str = 0,
         mode: int | str = FREE,
         outs: Iterable[Sequence[Any]] = (),
@@ -477,25 +495,40 @@ class Game:
         result: Result | None = None,
         known: Sequence[CardSet] | None = None,
     ) -> State:
-        """Start a hand from any position (SPEC E: only the listed cards exist)."""
+        """Start a hand from any position (SPEC E: only the listed cards exist).
+
+        The values are typed, like ``chess.Board``'s setters: ``hands`` is one card
+        set (an ``int`` bit mask, see :mod:`svoi_kozyri.core.cards`) per seat, as a
+        sequence in seat order or a mapping from seat (index or letter) to card set;
+        ``pile`` lists the pile's cards bottom to top.  Card *text* is parsed by the
+        notation layer: :func:`svoi_kozyri.notation.position_from_text` (loose card
+        lists) or :func:`svoi_kozyri.notation.parse_position` (the position notation).
+        """
         n = self.n
+        hs: list[int] = [0] * n
         if isinstance(hands, Mapping):
-            hs = [0] * n
             given = set()
-            for key, txt in hands.items():
+            for key, value in hands.items():
                 seat = parse_seat(key, n)
-                hs[seat] = parse_cards(txt)
+                hs[seat] = _card_set(value, f"the hand of {seat_name(seat)}")
                 given.add(seat)
             if len(given) != n:
                 raise PositionError(f"a position must list the hands of all {n} seats")
         else:
-            hs = list(hands)
-            if len(hs) != n:
-                raise PositionError(f"a position must list {n} hands, not {len(hs)}")
+            if isinstance(hands, str):
+                raise PositionError(_TEXT_HINT.format(what="hands"))
+            hl = list(hands)
+            if len(hl) != n:
+                raise PositionError(f"a position must list {n} hands, not {len(hl)}")
+            for i, value in enumerate(hl):
+                hs[i] = _card_set(value, f"the hand of {seat_name(i)}")
         if isinstance(pile, str):
-            pile_cards = parse_card_list(pile)
-        else:
-            pile_cards = list(pile)
+            raise PositionError(_TEXT_HINT.format(what="the pile"))
+        pile_cards: list[int] = []
+        for c in pile:
+            if type(c) is not int or not 0 <= c < NUM_CARDS:
+                raise PositionError(f"the pile holds cards (ints 0..{NUM_CARDS - 1}), not {c!r}")
+            pile_cards.append(c)
         seat = parse_seat(to_act, n) if isinstance(to_act, str) else to_act
         if isinstance(mode, str):
             if mode not in PHASE_NAMES:

@@ -33,6 +33,7 @@ from .game import (
     check_move,
     decode_log_entry,
     moves_for,
+    parse_seat,
 )
 from .outcome import Result
 
@@ -154,10 +155,12 @@ class Observation:
         )
 
 
-def observe(state: State, seat: int | None) -> Observation:
-    """The observation of ``seat`` (``None``: a spectator) of ``state``."""
+def observe(state: State, seat: int | str | None) -> Observation:
+    """The observation of ``seat`` (an index or a letter; ``None``: a spectator) of
+    ``state``.  An unknown seat is a :class:`PositionError`, never a view of nobody."""
     g = state.game
     n = g.n
+    seat = None if seat is None else parse_seat(seat, n)
     if g.rules.is_besicovitch:
         hands = tuple(state.hands)
         known = hands

@@ -16,6 +16,7 @@ unless they are given.  Contradictions raise :class:`RulesError`.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -150,10 +151,14 @@ class Rules:
             raise RulesError("points_on_draw applies only with session_mode='points'")
 
     @classmethod
-    def from_dict(cls, options: dict[str, Any]) -> Rules:
+    def from_dict(cls, options: Mapping[str, Any]) -> Rules:
         """Build from a mapping of SPEC option names, rejecting unknown names."""
+        if not isinstance(options, Mapping):
+            raise RulesError(
+                f"rules options are a mapping of option names, not {type(options).__name__}"
+            )
         known = {f.name for f in fields(cls) if not f.name.startswith("_")}
-        unknown = sorted(set(options) - known)
+        unknown = sorted(str(k) for k in set(options) - known)
         if unknown:
             raise RulesError(f"unknown rules option(s): {', '.join(unknown)}")
         return cls(**options)

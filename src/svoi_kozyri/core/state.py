@@ -20,7 +20,13 @@ from .cards import (
     format_cards,
 )
 from .diagram import diagram
-from .errors import HandOverError, IllegalMoveError, InvalidMoveError, PositionError
+from .errors import (
+    EmptyMoveStackError,
+    HandOverError,
+    IllegalMoveError,
+    InvalidMoveError,
+    PositionError,
+)
 from .moves import (
     _PICKUP_BIT,
     FREE,
@@ -676,11 +682,14 @@ class State:
         and copies share the stack.  Moves made with :meth:`apply_action` or
         :meth:`push_unchecked` (the search hot path) keep no snapshot: after such a
         move :meth:`pop` raises :class:`PositionError` rather than undo the wrong thing.
-        An empty stack raises :class:`IndexError`, like ``list.pop``.
+        An empty stack raises :class:`EmptyMoveStackError`, an :class:`IndexError` like
+        ``list.pop``'s (and a :class:`SvoiKozyriError`).
         """
         u = self._undo
         if u is None:
-            raise IndexError("pop from an empty move stack: no move made with push() to undo")
+            raise EmptyMoveStackError(
+                "pop from an empty move stack: no move made with push() to undo"
+            )
         snap, parent, move, log_len, zob = u
         if self.log_len != log_len or self.zob != zob:
             raise PositionError(

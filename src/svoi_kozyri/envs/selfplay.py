@@ -35,6 +35,7 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from ..arena.backends import Backend, make_backend
 from ..bots import Agent, make_agent
 from ..core import NUM_ACTIONS, Game, Rules, State, blind_owners, observe
 from .encoding import OBS_SIZE, encode_state
@@ -220,7 +221,7 @@ def _play_hand(
         seat = state.to_act_seat
         agent = seats[seat]
         move = agent.choose(observe(state, seat))
-        value = getattr(agent, "last_value", None)
+        value = agent.last_value  # the bot's own estimate, None for bots without one
         turn = state.turns
         for step, action in enumerate(move.steps()):
             mask = state.legal_action_mask()
@@ -247,11 +248,23 @@ def write_chunk(out: Path, chunk: int, tables: ChunkTables) -> None:
         os.replace(tmp, final)
 
 
+def _config(config_json: dict[str, Any]) -> SelfPlayConfig:
+    return SelfPlayConfig(**{**config_json, "bots": tuple(config_json["bots"])})
+
+
 def _job(config_json: dict[str, Any], chunk: int, out: str) -> int:
-    config = SelfPlayConfig(**{**config_json, "bots": tuple(config_json["bots"])})
+    """A local worker's job: play one chunk and write its files itself."""
+    config = _config(config_json)
     tables = play_chunk(config, config.seed, chunk)
     write_chunk(Path(out), chunk, tables)
     return len(config.chunk_hands(chunk))
+
+
+def play_chunk_job(config_json: dict[str, Any], chunk: int) -> tuple[int, ChunkTables]:
+    """A remote job (Ray): play one chunk and return its tables, which the driver
+    writes, so that a cluster's workers need no shared file system."""
+    config = _config(config_json)
+    return chunk, play_chunk(config, config.seed, chunk)
 
 
 def run_selfplay(
@@ -259,9 +272,17 @@ def run_selfplay(
     out: Path | str,
     workers: int | None = None,
     progress: Callable[[int], None] | None = None,
+    *,
+    backend: str | Backend = "local",
+    address: str | None = None,
 ) -> Path:
-    """Play every chunk of ``config`` on ``workers`` processes (default: all cores)
-    and write them into ``out``; ``progress(k)`` is called as hands finish."""
+    """Play every chunk of ``config`` and write them into ``out``; ``progress(k)``
+    is called as hands finish.  ``backend="local"``: ``workers`` processes (default:
+    all cores); ``backend="ray"``: one Ray task per chunk on the cluster at
+    ``address`` (or a local Ray with ``workers`` CPUs), its tables written here.
+    Every chunk is a pure function of the configuration, so the files are the
+    same byte for byte of data on every backend."""
+    runner = make_backend(backend, workers=workers, address=address)  # errors before any file
     path = Path(out)
     path.mkdir(parents=True, exist_ok=True)
     for old in [*path.glob("decisions-*.parquet"), *path.glob("hands-*.parquet")]:
@@ -273,11 +294,15 @@ def run_selfplay(
         "config": config.to_json(),
     }
     (path / "meta.json").write_text(json.dumps(meta, indent=2) + "\n")
-    workers = (os.cpu_count() or 1) if workers is None else workers
-    if workers < 1:
-        raise ValueError("workers must be at least 1")
     cj = config.to_json()
     chunks = range(config.num_chunks)
+    if runner.name != "local":
+        for chunk, tables in runner.run(play_chunk_job, [(cj, c) for c in chunks]):
+            write_chunk(path, chunk, tables)
+            if progress is not None:
+                progress(len(config.chunk_hands(chunk)))
+        return path
+    workers = runner.workers
     if workers == 1 or config.num_chunks == 1:
         for c in chunks:
             done = _job(cj, c, str(path))

@@ -20,6 +20,7 @@ from .position import (
     parse_position,
     parse_result,
     parse_rules,
+    position_from_text,
 )
 
 __all__ = [
@@ -35,4 +36,5 @@ __all__ = [
     "parse_position",
     "parse_result",
     "parse_rules",
+    "position_from_text",
 ]

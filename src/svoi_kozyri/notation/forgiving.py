@@ -6,8 +6,9 @@ beat means going out on a defence") is a surface's business, shared by the
 terminal game and anything else that lets a person type a move.
 
 >>> from svoi_kozyri import Game, Rules
+>>> from svoi_kozyri.notation import position_from_text
 >>> from svoi_kozyri.notation.forgiving import parse_forgiving
->>> state = Game(Rules(num_players=2)).position({"A": "6S 7S", "B": "7H 8H"}, to_act="A")
+>>> state = position_from_text(Game(Rules(num_players=2)), {"A": "6S 7S", "B": "7H 8H"})
 >>> str(parse_forgiving(state, "6s")), str(parse_forgiving(state, "lead 7s"))
 ('lead 6S', 'lead 7S')
 """

@@ -41,7 +41,7 @@ cards (``6C?8``); :func:`parse_position` refuses it with a clear message.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ..core import (
@@ -64,6 +64,8 @@ from ..core import (
     format_card,
     mask_of,
     parse_card,
+    parse_card_list,
+    parse_cards,
     seat_name,
 )
 from ..core.rules import parse_option_value
@@ -81,6 +83,7 @@ __all__ = [
     "parse_position",
     "parse_result",
     "parse_rules",
+    "position_from_text",
 ]
 
 FIELD_NAMES = ("owners", "hands", "pile", "to_act", "mode", "outs", "discard", "turns", "rules")
@@ -289,7 +292,7 @@ def format_position(state: State) -> str:
     """The one-line notation of ``state`` (omniscient: every hand is written).
 
     >>> from svoi_kozyri.core import Game
-    >>> s = Game(owners="CDHS").position({"A": "KS 8H 9C 6C", "B": "QS 10H 6D",
+    >>> s = position_from_text(Game(owners="CDHS"), {"A": "KS 8H 9C 6C", "B": "QS 10H 6D",
     ...     "C": "6H 9D JC", "D": "7S 6S AH 8D"})
     >>> format_position(s)
     'C/D/H/S KS8H9C6C/QSTH6D/6H9DJC/7S6SAH8D - A free - - 0'
@@ -442,3 +445,53 @@ def parse_position(text: str) -> State:
         )
     except PositionError as e:
         raise PositionError(f"position is inconsistent: {e}") from None
+
+
+def position_from_text(
+    game: Game,
+    hands: Mapping[int | str, str] | Sequence[str],
+    pile: str = "",
+    to_act: int | str = 0,
+    mode: int | str = "free",
+    outs: Iterable[Sequence[Any]] = (),
+    *,
+    discard: str = "",
+    turns: int = 0,
+    known: Sequence[str] | None = None,
+) -> State:
+    """:meth:`Game.position` from loose card text (``"KS 8H"``, ``"10h,js"``, ``"6♦"``).
+
+    The core takes typed card sets only; this is the text front of it, for tests,
+    notebooks and scenario files, where cards are written the way people write
+    them.  Card text is parsed with :func:`~svoi_kozyri.core.cards.parse_cards`
+    (a :class:`~svoi_kozyri.core.CardError` names the bad card); everything else
+    is checked by :meth:`Game.position` (a :class:`~svoi_kozyri.core.PositionError`).
+
+    >>> s = position_from_text(Game(Rules(num_players=2)), {"A": "6S 7S", "B": "7H 8H"},
+    ...                        pile="9D", to_act="B", mode="respond")
+    >>> s.to_act_seat, s.pile_cards() == [parse_card("9D")]
+    (1, True)
+    """
+    typed: Mapping[int | str, CardSet] | list[CardSet]
+    if isinstance(hands, Mapping):
+        typed = {seat: parse_cards(_text(text, "hand")) for seat, text in hands.items()}
+    elif isinstance(hands, str):
+        raise PositionError("hands: expected one card text per seat, not one string")
+    else:
+        typed = [parse_cards(_text(text, "hand")) for text in hands]
+    return game.position(
+        typed,
+        parse_card_list(_text(pile, "pile")),
+        to_act,
+        mode,
+        outs,
+        discard=parse_cards(_text(discard, "discard")),
+        turns=turns,
+        known=None if known is None else [parse_cards(_text(k, "known")) for k in known],
+    )
+
+
+def _text(value: object, what: str) -> str:
+    if not isinstance(value, str):
+        raise PositionError(f"{what}: expected card text, not {value!r}")
+    return value

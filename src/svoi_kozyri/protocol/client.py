@@ -44,6 +44,21 @@ T = TypeVar("T")
 DEFAULT_TIMEOUT = 10.0
 #: Seconds beyond the move time that a ``go`` may take before ``stop`` is sent.
 DEFAULT_GRACE = 2.0
+#: Bounds on what the client keeps, so that no engine, however broken, can make
+#: the client grow without limit.  The longest line of the protocol is a position
+#: request of a few kilobytes; an engine line longer than this is dropped (from
+#: the point it passes the bound up to its newline).
+MAX_LINE_BYTES = 1 << 20
+#: Engine lines waiting to be read: lines nobody waits for are dropped anyway, so
+#: when an engine floods, the oldest waiting ones go first.
+MAX_PENDING_LINES = 10_000
+#: Bytes written to the engine's stdin that it has not read yet; past this the
+#: engine is not reading its input, and sending more is an :class:`EngineError`.
+MAX_UNREAD_BYTES = 1 << 20
+#: Commands remembered in :attr:`EngineProtocol.sent` (the latest ones).
+MAX_SENT = 1000
+#: Seconds between checks that the engine's event loop still runs.
+_POLL = 0.5
 
 
 class EngineError(SvoiKozyriError, RuntimeError):
@@ -173,9 +188,11 @@ class EngineProtocol(asyncio.SubprocessProtocol):
         self.version: int | None = None
         self.returncode: asyncio.Future[int] | None = None
         self.stderr_tail: collections.deque[str] = collections.deque(maxlen=20)
-        self.sent: list[str] = []
+        self.sent: collections.deque[str] = collections.deque(maxlen=MAX_SENT)
+        self.dropped_lines = 0
         self._lines: asyncio.Queue[str | None] = asyncio.Queue()
         self._buffer = {1: b"", 2: b""}
+        self._overlong = {1: False, 2: False}
         self._lock = asyncio.Lock()
         self._terminated = False
 
@@ -187,17 +204,42 @@ class EngineProtocol(asyncio.SubprocessProtocol):
         self.returncode = asyncio.get_running_loop().create_future()
 
     def pipe_data_received(self, fd: int, data: bytes | str) -> None:
-        """Split the engine's output into lines (stdout) or keep it (stderr)."""
+        """Split the engine's output into lines (stdout) or keep it (stderr).
+
+        Every buffer is bounded: a partial line longer than :data:`MAX_LINE_BYTES`
+        is dropped up to its newline, and past :data:`MAX_PENDING_LINES` unread
+        lines the oldest are dropped (``dropped_lines`` counts both)."""
         raw = data.encode() if isinstance(data, str) else data
         buf = self._buffer.get(fd, b"") + raw
         *lines, rest = buf.split(b"\n")
+        if lines and self._overlong.get(fd):
+            lines.pop(0)  # the tail of a line whose start was dropped
+            self._overlong[fd] = False
+        if len(rest) > MAX_LINE_BYTES:
+            if not self._overlong.get(fd):
+                self.dropped_lines += 1
+            rest = b""
+            self._overlong[fd] = True
         self._buffer[fd] = rest
         for ln in lines:
+            if len(ln) > MAX_LINE_BYTES:
+                self.dropped_lines += 1
+                continue
             text = ln.decode("utf-8", errors="replace").rstrip("\r")
             if fd == 2:
                 self.stderr_tail.append(text)
             elif text.strip():
-                self._lines.put_nowait(text)
+                self._put_line(text)
+
+    def _put_line(self, text: str) -> None:
+        """Queue one stdout line, dropping the oldest waiting one when full."""
+        if self._lines.qsize() >= MAX_PENDING_LINES:
+            oldest = self._lines.get_nowait()
+            if oldest is None:  # never drop the end-of-process mark
+                self._lines.put_nowait(None)
+                return
+            self.dropped_lines += 1
+        self._lines.put_nowait(text)
 
     def process_exited(self) -> None:
         """The engine ended: wake every waiting command with an error."""
@@ -213,8 +255,14 @@ class EngineProtocol(asyncio.SubprocessProtocol):
         """Write one command line to the engine."""
         if self._terminated:
             raise EngineTerminatedError(f"the engine has ended{self._stderr_note()}")
+        pipe = self.transport.get_pipe_transport(0)
+        unread = pipe.get_write_buffer_size()
+        if unread > MAX_UNREAD_BYTES:
+            raise EngineError(
+                f"the engine is not reading its input ({unread} bytes unread){self._stderr_note()}"
+            )
         self.sent.append(line)
-        self.transport.get_pipe_transport(0).write((line + "\n").encode())
+        pipe.write((line + "\n").encode())
 
     def _stderr_note(self) -> str:
         return f" (stderr: {self.stderr_tail[-1]})" if self.stderr_tail else ""
@@ -537,20 +585,29 @@ def _stop_loop(loop: asyncio.AbstractEventLoop) -> None:
 def _run(loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, T], timeout: float | None) -> T:
     """Run ``coro`` on the engine's loop and wait for it; every protocol call has
     its own time-out, and a loop that has stopped (its thread ended) is an error
-    rather than a wait for ever."""
+    rather than a wait for ever.
+
+    Why ``wait`` and not ``fut.result(0.5)`` in a ``try``: since Python 3.11
+    ``concurrent.futures.TimeoutError`` *is* the built-in :class:`TimeoutError`, and
+    :class:`EngineTimeoutError` derives from it.  Catching it around ``result``
+    mistook the coroutine's own time-out for "not done yet" and re-raised the same
+    exception object in a busy loop, each raise adding frames to its traceback:
+    memory grew by ~100 MB/s while waiting on a hung engine, and the call never
+    returned.  ``wait`` tells "finished" and "still running" apart without raising.
+    """
     if loop.is_closed() or not loop.is_running():
         coro.close()
         raise EngineTerminatedError("the engine's event loop has stopped")
     fut: concurrent.futures.Future[T] = asyncio.run_coroutine_threadsafe(coro, loop)
     waited = 0.0
     while True:
-        try:
-            return fut.result(0.5)
-        except concurrent.futures.TimeoutError:
-            waited += 0.5
-            if not loop.is_running() or (timeout is not None and waited >= timeout):
-                fut.cancel()
-                raise EngineTerminatedError("the engine's event loop has stopped") from None
+        done, _ = concurrent.futures.wait((fut,), timeout=_POLL)
+        if done:
+            return fut.result()
+        waited += _POLL
+        if not loop.is_running() or (timeout is not None and waited >= timeout):
+            fut.cancel()
+            raise EngineTerminatedError("the engine's event loop has stopped")
 
 
 # --------------------------------------------------------------------------- mock
@@ -601,6 +658,10 @@ class MockTransport:
         """Simulate the engine ending."""
         self._returncode = code
         asyncio.get_running_loop().call_soon(self.protocol.process_exited)
+
+    def get_write_buffer_size(self) -> int:
+        """The mock reads every command at once: nothing is left unread."""
+        return 0
 
     def get_returncode(self) -> int | None:
         """The exit code once :meth:`exit` ran."""

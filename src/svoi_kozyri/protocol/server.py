@@ -15,6 +15,7 @@ move (determinism, checked by ``svoi-kozyri engine-test``).
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 import zlib
@@ -184,15 +185,19 @@ class EngineServer:
         except Exception as e:  # report, then fall back to the first legal move
             self.send(f"info string error: the bot failed: {type(e).__name__}: {e}")
             move = None
+        value = agent.last_value  # the bot's estimate for its own move, if it has one
         if move is None or move not in obs.legal_moves():
-            move = obs.legal_moves()[0]
+            move, value = obs.legal_moves()[0], None
         if go.infinite:  # UCI rule: under infinite, bestmove waits for stop
             self._stop_wanted.wait()
         # the stop flag is process-wide: clear it once this search is over, so a
         # later search in the same process (another bot, a test) is not cut short
         SEARCH_STOP.clear()
         ms = int((time.perf_counter() - t0) * 1000)
-        self.send(f"info time {ms}")
+        if value is not None and not math.isnan(value):
+            self.send(f"info time {ms} value {value:.4f}")
+        else:
+            self.send(f"info time {ms}")
         self.send(f"bestmove {format_move_token(move)}")
 
     def _finish_search(self) -> None:

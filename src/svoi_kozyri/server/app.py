@@ -79,8 +79,8 @@ def app_from_env() -> FastAPI:
     The worker ends with its supervisor, even one killed with SIGKILL."""
     from .bot_runner import die_with_parent
 
-    die_with_parent(os.getppid())
     env = os.environ
+    die_with_parent(int(env.get(ENV_PREFIX + "SUPERVISOR") or os.getppid()))
     return create_app(
         env[ENV_PREFIX + "DATABASE"],
         limits=Limits.off() if env.get(ENV_PREFIX + "NO_RATE_LIMITS") == "1" else None,

@@ -10,8 +10,15 @@ not a forum, and it must never be a way to hurt the game or other players.
 * A player writes at most ``RATE_COUNT`` messages per ``RATE_SECONDS``.
 * Each player can mute any other seat: muted seats' messages are not sent to
   them (``{"type": "mute", "seat": 2, "muted": true}``).
-* The last ``HISTORY`` messages are kept in memory (per server process) and sent
-  to a player on ``{"type": "chat_history"}``, e.g. after a reconnect.
+* The last ``HISTORY`` messages are sent to a player on ``{"type": "chat_history"}``,
+  e.g. after a reconnect.
+
+Shared truth across server processes: the messages (``sk_chat``) and the mutes
+(``sk_chat_mutes``) are rows in the database, so the history, the rate limit
+(counted in the rows) and the mutes are the same at every process on it and
+survive a restart.  With PostgreSQL a message's row and its notification
+(``pg_notify``, see :mod:`.cluster`) are one transaction; every other process
+hearing it passes it on to its own sockets at that table (:func:`deliver`).
 
 Client messages: ``{"type": "chat", "text": "gg"}``, ``{"type": "mute", "seat": 1,
 "muted": true}``, ``{"type": "chat_history"}``.  Server messages:
@@ -29,36 +36,18 @@ from __future__ import annotations
 import json
 import time
 import unicodedata
-import weakref
-from collections import deque
-from dataclasses import dataclass, field
 from typing import Any
+
+from sqlalchemy import delete, func, insert, select
+
+from .db import _NOTIFY, CHANNEL, seats_t
+from .social_tables import chat_mutes_t, chat_t
 
 MAX_CHARS = 200
 RATE_COUNT = 5
 RATE_SECONDS = 10.0
 HISTORY = 50
 TYPES = frozenset({"chat", "mute", "chat_history"})
-
-
-@dataclass
-class Room:
-    """The chat of one live table."""
-
-    messages: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=HISTORY))
-    sent: dict[int, deque[float]] = field(default_factory=dict)
-    muted: dict[int, set[int]] = field(default_factory=dict)
-
-
-_rooms: weakref.WeakKeyDictionary[Any, Room] = weakref.WeakKeyDictionary()
-
-
-def room(live: Any) -> Room:
-    """The chat room of a live table (created on first use)."""
-    r = _rooms.get(live)
-    if r is None:
-        r = _rooms[live] = Room()
-    return r
 
 
 def clean(text: str) -> str:
@@ -82,6 +71,94 @@ def _send(conn: Any, payload: dict[str, Any] | str) -> None:
     conn.queue.put_nowait(payload if isinstance(payload, str) else json.dumps(payload))
 
 
+def mutes(store: Any, table_id: str) -> dict[int, set[int]]:
+    """seat -> the seats that seat's player has muted at the table."""
+    out: dict[int, set[int]] = {}
+    with store.engine.connect() as db:
+        rows = db.execute(
+            select(chat_mutes_t.c.seat, chat_mutes_t.c.other).where(
+                chat_mutes_t.c.table_id == table_id
+            )
+        )
+        for r in rows:
+            out.setdefault(int(r.seat), set()).add(int(r.other))
+    return out
+
+
+def history(store: Any, table_id: str) -> list[dict[str, Any]]:
+    """The table's last :data:`HISTORY` messages, oldest first."""
+    with store.engine.connect() as db:
+        rows = db.execute(
+            select(chat_t)
+            .where(chat_t.c.table_id == table_id)
+            .order_by(chat_t.c.id.desc())
+            .limit(HISTORY)
+        ).all()
+    return [
+        {"type": "chat", "seat": int(r.seat), "name": r.name, "text": r.text, "at": float(r.at)}
+        for r in reversed(rows)
+    ]
+
+
+def _set_mute(store: Any, table_id: str, seat: int, other: int, muted: bool) -> set[int]:
+    key = (
+        chat_mutes_t.c.table_id == table_id,
+        chat_mutes_t.c.seat == seat,
+        chat_mutes_t.c.other == other,
+    )
+    with store.engine.begin() as db:
+        db.execute(delete(chat_mutes_t).where(*key))
+        if muted:
+            db.execute(insert(chat_mutes_t).values(table_id=table_id, seat=seat, other=other))
+    return mutes(store, table_id).get(seat, set())
+
+
+def _post(hub: Any, table_id: str, seat: int, out: dict[str, Any]) -> bool:
+    """Store one message unless the seat is over its rate (counted in the stored
+    rows, so every process counts the same); with several processes, notify them
+    in the same transaction.  False when over the rate."""
+    with hub.store.engine.begin() as db:
+        # the seat's row locked (PostgreSQL): two sockets of one player at two
+        # processes count one after the other, never both under the limit
+        db.execute(
+            select(seats_t.c.seat)
+            .where(seats_t.c.table_id == table_id, seats_t.c.seat == seat)
+            .with_for_update()
+        )
+        recent = db.execute(
+            select(func.count())
+            .select_from(chat_t)
+            .where(
+                chat_t.c.table_id == table_id,
+                chat_t.c.seat == seat,
+                chat_t.c.at > out["at"] - RATE_SECONDS,
+            )
+        ).scalar()
+        if int(recent or 0) >= RATE_COUNT:
+            return False
+        db.execute(
+            insert(chat_t).values(
+                table_id=table_id, seat=seat, name=out["name"], text=out["text"], at=out["at"]
+            )
+        )
+        if hub.cluster is not None:
+            db.execute(_NOTIFY, {"c": CHANNEL, "p": hub.cluster.chat(table_id, out)})
+    return True
+
+
+def deliver(store: Any, live: Any, out: dict[str, Any]) -> None:
+    """Send a chat message to this process's players at the table (spectators
+    never), except those who muted its writer."""
+    players = [c for c in list(live.conns) if c.seat is not None]
+    if not players:
+        return
+    muted = mutes(store, live.game.table_id)
+    payload = json.dumps(out)
+    for c in players:
+        if out["seat"] not in muted.get(c.seat, set()):
+            _send(c, payload)
+
+
 async def handle(hub: Any, live: Any, conn: Any, raw: str) -> bool:
     """Answer ``raw`` if it is a chat message (then True); else leave it (False)."""
     if '"type"' not in raw or len(raw) > 4096:
@@ -96,15 +173,16 @@ async def handle(hub: Any, live: Any, conn: Any, raw: str) -> bool:
     if seat is None:
         _send(conn, _error("spectator", "the table chat is for the players"))
         return True
-    r = room(live)
+    store = hub.store
+    table_id = live.game.table_id
     kind = msg["type"]
     if kind == "chat_history":
-        muted = r.muted.get(seat, set())
+        muted = mutes(store, table_id).get(seat, set())
         _send(
             conn,
             {
                 "type": "chat_history",
-                "messages": [m for m in r.messages if m["seat"] not in muted],
+                "messages": [m for m in history(store, table_id) if m["seat"] not in muted],
                 "muted": sorted(muted),
             },
         )
@@ -114,11 +192,8 @@ async def handle(hub: Any, live: Any, conn: Any, raw: str) -> bool:
         if not isinstance(other, int) or isinstance(other, bool) or not 0 <= other < live.game.n:
             _send(conn, _error("malformed", "mute needs a seat number"))
             return True
-        muted = r.muted.setdefault(seat, set())
-        if msg.get("muted", True) is False:
-            muted.discard(other)
-        elif other != seat:
-            muted.add(other)
+        on = msg.get("muted", True) is not False
+        muted = _set_mute(store, table_id, seat, other, on and other != seat)
         _send(conn, {"type": "chat_mutes", "muted": sorted(muted)})
         return True
     text = msg.get("text")
@@ -132,14 +207,6 @@ async def handle(hub: Any, live: Any, conn: Any, raw: str) -> bool:
     if len(text) > MAX_CHARS:
         _send(conn, _error("chat_too_long", f"messages are limited to {MAX_CHARS} characters"))
         return True
-    now = time.monotonic()
-    times = r.sent.setdefault(seat, deque())
-    while times and now - times[0] > RATE_SECONDS:
-        times.popleft()
-    if len(times) >= RATE_COUNT:
-        _send(conn, _error("chat_rate", f"at most {RATE_COUNT} messages in {RATE_SECONDS:g} s"))
-        return True
-    times.append(now)
     info = live.game.seats[seat]
     out = {
         "type": "chat",
@@ -148,10 +215,8 @@ async def handle(hub: Any, live: Any, conn: Any, raw: str) -> bool:
         "text": text,
         "at": time.time(),
     }
-    r.messages.append(out)
-    payload = json.dumps(out)
-    for c in list(live.conns):
-        if c.seat is None or seat in r.muted.get(c.seat, set()):
-            continue
-        _send(c, payload)
+    if not _post(hub, table_id, seat, out):
+        _send(conn, _error("chat_rate", f"at most {RATE_COUNT} messages in {RATE_SECONDS:g} s"))
+        return True
+    deliver(store, live, out)
     return True

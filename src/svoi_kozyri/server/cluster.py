@@ -26,7 +26,11 @@ process takes it, so no action is lost.
 Presence (which human seats have a socket open where) is shared through
 ``sk_presence`` and notifications, so a stand-in never plays for a player who is
 connected to another process; ``sk_processes`` holds a heartbeat per process, and
-the presence of a process whose heartbeat stopped is dropped.
+the presence of a process whose heartbeat stopped is dropped.  The same rows
+carry each process's spectator count, so every process's lobby counts them all.
+Table chat travels on the same channel (``"k": "chat"``): the writer's process
+stores the message and notifies in one transaction, the others pass it on to
+their own players (:func:`.chat.deliver`).
 """
 
 from __future__ import annotations
@@ -69,12 +73,15 @@ class Cluster:
         self.owner = f"{host}:{os.getpid()}:{secrets.token_hex(4)}"
         self._tasks: list[asyncio.Task[None]] = []
         self._listening = asyncio.Event()
-        self._announced: dict[str, frozenset[int]] = {}
+        self._announced: dict[str, tuple[frozenset[int], int]] = {}
         self.heard = 0
         self._alive: set[str] = set()
         """The processes whose heartbeat ran at the last tick."""
-        self._dirty: dict[str, str] = {}
-        """Presence not yet written: table -> its human seats here (digits)."""
+        self._dirty: dict[str, list[tuple[str, int]]] = {}
+        """Presence not yet written: table -> the changes, in order, each (its human
+        seats here as digits, its spectators here).  Every change is notified, not
+        only the last: a player who looked in and left within one batch still
+        counts as seen at the other processes (stand-ins then play for them)."""
         self._takes: dict[str, LiveTable] = {}
         """Tables whose lease this process wants to take."""
         self._wake = asyncio.Event()
@@ -87,6 +94,7 @@ class Cluster:
         committed after the load is missed) and take over the scheduler's leases."""
         self._alive = self.store.heartbeat(self.owner, PROCESS_TTL_S)
         self.hub.scheduler.may_act = self.may_act
+        self.hub.scheduler.refresh = self.refresh
         self.hub.master.note = self.note_event
         self._tasks.append(asyncio.create_task(self._listen()))
         self._tasks.append(asyncio.create_task(self._ticker()))
@@ -123,30 +131,48 @@ class Cluster:
         self.store.notify(self._payload("seat", table_id))
 
     def presence(self, live: LiveTable) -> None:
-        """Tell the others which human seats of the table have a socket here."""
+        """Tell the others which human seats of the table have a socket here, and
+        how many spectators watch it here (the lobby's counts)."""
         table_id = live.game.table_id
         seats = live.local_human_seats()
-        if self._announced.get(table_id, frozenset()) == seats:
+        watching = sum(1 for c in live.conns if c.seat is None)
+        if self._announced.get(table_id) == (seats, watching):
             return
-        self._announced[table_id] = seats
+        if not seats and not watching and table_id not in self._announced:
+            return  # nothing was announced for this table: nothing to take back
+        self._announced[table_id] = (seats, watching)
         digits = "".join(str(s) for s in sorted(seats))
         if self._writer is None:  # not started (tests): write it now
             self.store.set_presence(
-                table_id, self.owner, digits, self._payload("pres", table_id, s=digits)
+                table_id,
+                self.owner,
+                digits,
+                self._payload("pres", table_id, s=digits, n=watching),
+                spectators=watching,
             )
             return
-        self._dirty[table_id] = digits  # written with the next batch (a few ms)
+        # written with the next batch (a few ms)
+        self._dirty.setdefault(table_id, []).append((digits, watching))
         self._wake.set()
 
     def attach(self, live: LiveTable) -> None:
         """A table was loaded here: learn who is connected to it elsewhere."""
-        live.remote = {
-            o: frozenset(int(c) for c in seats)
-            for o, seats in self.store.presence(live.game.table_id).items()
-            if o != self.owner and seats
-        }
+        remote: dict[str, frozenset[int]] = {}
+        watching: dict[str, int] = {}
+        for o, (seats, spectators) in self.store.presence(live.game.table_id).items():
+            if o == self.owner:
+                continue
+            if seats:
+                remote[o] = frozenset(int(c) for c in seats)
+            if spectators:
+                watching[o] = spectators
+        live.remote, live.remote_spectators = remote, watching
         if live.remote:
             live.human_seen = time.monotonic()
+
+    def chat(self, table_id: str, message: dict[str, Any]) -> str:
+        """The notification sent with a chat message (same transaction as its row)."""
+        return self._payload("chat", table_id, m=message)
 
     # -- leases ----------------------------------------------------------------------
 
@@ -254,7 +280,7 @@ class Cluster:
             except Exception as e:
                 log.warning("presence/lease batch not written (%s); retrying", e)
                 for k, v in presence.items():
-                    self._dirty.setdefault(k, v)
+                    self._dirty[k] = v + self._dirty.get(k, [])
                 for k, live in takes.items():
                     self._takes.setdefault(k, live)
                 with contextlib.suppress(Exception):
@@ -263,23 +289,28 @@ class Cluster:
                 await asyncio.sleep(1.0)
                 self._wake.set()
 
-    async def _write_presence(self, conn: Any, presence: dict[str, str]) -> None:
+    async def _write_presence(self, conn: Any, presence: dict[str, list[tuple[str, int]]]) -> None:
         ids = list(presence)
-        seats = [presence[t] for t in ids]
-        payloads = [self._payload("pres", t, s=presence[t]) for t in ids]
+        seats = [presence[t][-1][0] for t in ids]
+        watching = [presence[t][-1][1] for t in ids]
+        payloads = [
+            self._payload("pres", t, s=digits, n=n) for t in ids for digits, n in presence[t]
+        ]
         async with conn.transaction():
             await conn.execute(
                 "DELETE FROM sk_presence WHERE owner = %(o)s AND table_id = ANY(%(ids)s)",
                 {"o": self.owner, "ids": ids},
             )
             await conn.execute(
-                """INSERT INTO sk_presence (table_id, owner, seats)
-                SELECT t, %(o)s, s FROM unnest(%(ids)s::text[], %(seats)s::text[]) AS x(t, s)
-                WHERE s <> ''""",
-                {"o": self.owner, "ids": ids, "seats": seats},
+                """INSERT INTO sk_presence (table_id, owner, seats, spectators)
+                SELECT t, %(o)s, s, n
+                FROM unnest(%(ids)s::text[], %(seats)s::text[], %(n)s::int[]) AS x(t, s, n)
+                WHERE s <> '' OR n > 0""",
+                {"o": self.owner, "ids": ids, "seats": seats, "n": watching},
             )
             await conn.execute(
-                "SELECT pg_notify(%(c)s, p) FROM unnest(%(ps)s::text[]) AS p",
+                """SELECT pg_notify(%(c)s, p)
+                FROM unnest(%(ps)s::text[]) WITH ORDINALITY AS x(p, i) ORDER BY i""",
                 {"c": CHANNEL, "ps": payloads},
             )
 
@@ -373,13 +404,24 @@ class Cluster:
             self._reload_seats(live)
         elif kind == "pres":
             seats = frozenset(int(c) for c in str(msg.get("s", "")))
+            self._set_spectators(live, str(msg["o"]), int(msg.get("n", 0)))
             self._set_remote(live, str(msg["o"]), seats)
+        elif kind == "chat":
+            from . import chat
+
+            chat.deliver(self.store, live, dict(msg["m"]))
 
     def _idle_here(self, live: LiveTable) -> bool:
         """No socket and no lease here: the table's changes can wait."""
         return not live.conns and live.lease_until <= time.monotonic()
 
-    def catch_up(self, live: LiveTable) -> None:
+    def refresh(self, live: LiveTable) -> None:
+        """Bring a stale table up to date without announcing it (nobody watches it
+        here): the scheduler calls it before computing the table's next action,
+        so a process taking over a dead process's table acts on the newest state."""
+        self.catch_up(live, announce=False)
+
+    def catch_up(self, live: LiveTable, *, announce: bool = True) -> None:
         """Apply the events other processes committed since this process's version."""
         live.stale = False
         game = live.game
@@ -393,7 +435,8 @@ class Cluster:
             return
         if events:
             live.turn_since = time.monotonic()
-            self.hub.master.changed(live)
+            if announce:
+                self.hub.master.changed(live)
 
     def catch_up_all(self) -> None:
         """Bring every live table to the database's version (safety net)."""
@@ -411,6 +454,13 @@ class Cluster:
             info = live.game.seats[int(row["seat"])]
             info.name, info.token_hash = row["name"], row["token_hash"]
         self.hub.master.changed(live)
+
+    @staticmethod
+    def _set_spectators(live: LiveTable, owner: str, count: int) -> None:
+        if count > 0:
+            live.remote_spectators[owner] = count
+        else:
+            live.remote_spectators.pop(owner, None)
 
     def _set_remote(self, live: LiveTable, owner: str, seats: frozenset[int]) -> None:
         before = live.remote.get(owner, frozenset())
@@ -439,6 +489,8 @@ class Cluster:
         now = time.monotonic()
         due: list[LiveTable] = []
         for live in list(self.hub.tables.values()):
+            for owner in [o for o in live.remote_spectators if o not in alive]:
+                self._set_spectators(live, owner, 0)
             for owner in [o for o in live.remote if o not in alive]:
                 self._set_remote(live, owner, frozenset())
             holder = live.lease_holder

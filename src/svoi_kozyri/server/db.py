@@ -39,6 +39,7 @@ from sqlalchemy import (
     event,
     func,
     insert,
+    literal_column,
     select,
     text,
     update,
@@ -104,6 +105,7 @@ presence_t = Table(
     Column("table_id", String(32), primary_key=True),
     Column("owner", String(64), primary_key=True),
     Column("seats", String(16), nullable=False),
+    Column("spectators", Integer, nullable=False, server_default="0"),
 )
 
 events_t = Table(
@@ -515,28 +517,39 @@ class Store:
                 conn.execute(processes_t.delete().where(processes_t.c.owner.in_(dead)))
             return {r.owner for r in conn.execute(select(processes_t.c.owner))}
 
-    def set_presence(self, table_id: str, owner: str, seats: str, notify: str) -> None:
-        """Record which human seats of a table have a socket at ``owner`` and tell
-        the other processes."""
+    def set_presence(
+        self, table_id: str, owner: str, seats: str, notify: str, spectators: int = 0
+    ) -> None:
+        """Record which human seats of a table have a socket at ``owner`` (and how
+        many spectators it has there) and tell the other processes."""
         with self.engine.begin() as conn:
             conn.execute(
                 presence_t.delete().where(
                     presence_t.c.table_id == table_id, presence_t.c.owner == owner
                 )
             )
-            if seats:
-                conn.execute(insert(presence_t).values(table_id=table_id, owner=owner, seats=seats))
+            if seats or spectators:
+                conn.execute(
+                    insert(presence_t).values(
+                        table_id=table_id, owner=owner, seats=seats, spectators=spectators
+                    )
+                )
             conn.execute(_NOTIFY, {"c": CHANNEL, "p": notify})
 
-    def presence(self, table_id: str) -> dict[str, str]:
-        """owner -> seats (digits) of the living processes' sockets at a table."""
+    def presence(self, table_id: str) -> dict[str, tuple[str, int]]:
+        """owner -> (seats as digits, spectators) of the living processes' sockets
+        at a table."""
         with self.engine.connect() as conn:
             rows = conn.execute(
-                select(presence_t.c.owner, presence_t.c.seats)
+                select(presence_t.c.owner, presence_t.c.seats, presence_t.c.spectators)
                 .join(processes_t, processes_t.c.owner == presence_t.c.owner)
-                .where(presence_t.c.table_id == table_id)
+                .where(
+                    presence_t.c.table_id == table_id,
+                    # a dead process's rows stay until a heartbeat removes them
+                    processes_t.c.expires >= literal_column(_DB_NOW),
+                )
             )
-            return {r.owner: r.seats for r in rows}
+            return {r.owner: (r.seats, int(r.spectators)) for r in rows}
 
     def load(self, table_id: str) -> StoredTable | None:
         """One table with its seats and events, or None (one consistent snapshot)."""

@@ -27,6 +27,8 @@ class LiveTable:
     human_seen: float | None = None
     remote: dict[str, frozenset[int]] = field(default_factory=dict)
     """Human seats with a socket open at other server processes (by process)."""
+    remote_spectators: dict[str, int] = field(default_factory=dict)
+    """Spectators watching the table at other server processes (by process)."""
     lease_until: float = 0.0
     """Until when (monotonic) this process holds the table's lease, when several
     processes share the tables."""
@@ -72,6 +74,11 @@ class LiveTable:
         return frozenset(
             c.seat for c in self.conns if c.seat is not None and seats[c.seat].kind == "human"
         )
+
+    def spectators(self) -> int:
+        """Spectators watching the table, at this process and at the others."""
+        here = sum(1 for c in self.conns if c.seat is None)
+        return here + sum(self.remote_spectators.values())
 
     def humans_connected(self) -> bool:
         """Whether any human seat has a socket open (at any process)."""

@@ -7,7 +7,8 @@ players and spectators, the rules options; never a token, a hand or a table
 that is not listed.  "Online" is the accounts seen in the last two minutes (any
 request with their session, the lobby's own polling included) together with
 every account connected to a table (at any server process), plus the guests
-connected to tables and the spectators watching at this process.
+connected to tables and the spectators watching, at every server process (the
+other processes' spectators come from ``sk_presence``, see :mod:`.cluster`).
 """
 
 from __future__ import annotations
@@ -131,13 +132,18 @@ def lobby_page(
     # open seats first (somebody is waiting for a player), then the newest
     matching.sort(key=lambda r: (r[2] == 0, -r[0].game.created, r[0].game.table_id))
     page = matching[offset : offset + limit]
+    cluster = getattr(hub, "cluster", None)
+    if cluster is not None:  # tables idle here catch up on what other processes did
+        for live, *_rest in page:
+            if live.stale:
+                cluster.refresh(live)
     # accounts: for the tables shown, and wherever a human player is connected
     lookup = {r[0].game.table_id for r in page} | {r[0].game.table_id for r in rows if r[3]}
     owners: dict[tuple[str, int], str] = players.accounts.seats_for_tables(sorted(lookup))
     online = set(players.accounts.online())
     guests = spectators = 0
     for live, _st, _free, here in rows:
-        spectators += sum(1 for c in list(live.conns) if c.seat is None)
+        spectators += live.spectators()
         for i in here:
             account = owners.get((live.game.table_id, i))
             if account is not None:
@@ -155,7 +161,7 @@ def lobby_page(
                 players=g.n,
                 free_seats=free,
                 rated=g.table_id in rated_ids,
-                spectators=sum(1 for c in list(live.conns) if c.seat is None),
+                spectators=live.spectators(),
                 hand=g.hand_number,
                 rules=_summary(g.rules_dict),
                 seats=[

@@ -15,9 +15,10 @@ import logging
 import random
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 from ..bots.base import make_agent
+from ..bots.rating import Rating
 from ..core import Move, Observation, observe
 from .bot_runner import BotRunner
 from .db import Store, StoredTable
@@ -27,10 +28,12 @@ from .schemas import (
     ClientHint,
     ClientMove,
     ClientPing,
+    HintRating,
     ServerHint,
     ServerPong,
     ServerState,
     TableConfig,
+    ValueName,
 )
 from .table import PendingMove, SeatInfo, TableError, TableGame
 from .transport import Conn, error_text
@@ -212,10 +215,35 @@ class TableMaster:
         return view.model_dump_json()
 
 
-def _hint_rating(obs: Observation, move: Move) -> str:
-    """The hinted move's rating in the shared wording (proven, or estimated with its
-    samples and interval; never an unproven certainty)."""
-    from ..bots.analysis import rate_move
-    from ..bots.rating import format_rating
+_VALUE_NAMES: dict[int, ValueName] = {1: "win", 0: "draw", -1: "loss"}
 
-    return format_rating(rate_move(obs, move, budget_ms=300.0))
+
+def hint_rating(r: Rating) -> HintRating:
+    """A rating as the hint message carries it: data, never English words (the
+    client words it from its catalogue, bots.rating.format_rating for the terminal)."""
+    kind: Literal["proven", "estimated", "unrated"]
+    if r.proven:
+        kind = "proven"
+    elif r.samples > 0:
+        kind = "estimated"
+    else:
+        kind = "unrated"
+    return HintRating(
+        kind=kind,
+        value=_VALUE_NAMES[r.bound_lo] if r.proven else None,
+        score=round(r.score, 4),
+        low=round(r.low, 4),
+        high=round(r.high, 4),
+        samples=r.samples,
+        source=r.source,
+        at_least=_VALUE_NAMES[r.bound_lo] if not r.proven and r.bound_lo > -1 else None,
+        at_best=_VALUE_NAMES[r.bound_hi] if not r.proven and r.bound_hi < 1 else None,
+    )
+
+
+def _hint_rating(obs: Observation, move: Move) -> HintRating:
+    """The hinted move's rating (proven, or estimated with its samples and interval;
+    never an unproven certainty)."""
+    from ..bots.analysis import rate_move
+
+    return hint_rating(rate_move(obs, move, budget_ms=300.0))

@@ -73,6 +73,9 @@ def run_server(
     os.environ[ENV_PREFIX + "ENGINES"] = json.dumps(engines or {})
     os.environ[ENV_PREFIX + "NO_RATE_LIMITS"] = "0" if rate_limits else "1"
     os.environ[ENV_PREFIX + "IDLE_PAUSE"] = str(idle_pause_s)
+    # the supervisor's pid: a worker still starting when the supervisor dies
+    # would otherwise take its new parent (init) for the supervisor and live on
+    os.environ[ENV_PREFIX + "SUPERVISOR"] = str(os.getpid())
     uvicorn.run(
         "svoi_kozyri.server.app:app_from_env",
         factory=True,

@@ -45,6 +45,9 @@ class Scheduler:
         self.may_act: Callable[[LiveTable], bool] = lambda _live: True
         """Whether this process fires the table's automatic actions (the table's
         lease holder when several processes share the tables)."""
+        self.refresh: Callable[[LiveTable], None] = lambda _live: None
+        """Applies the events other processes committed to a table marked stale
+        (several processes), before its next action is computed."""
         self._tasks: set[asyncio.Future[None]] = set()
 
     def paused(self, live: LiveTable, now: float | None = None) -> bool:
@@ -117,6 +120,8 @@ class Scheduler:
         if live.handle is not None:
             live.handle.cancel()
             live.handle = None
+        if live.stale:
+            self.refresh(live)
         delay, kind = self.deadline(live)
         if delay is None or kind is None:
             return

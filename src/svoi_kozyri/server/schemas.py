@@ -359,14 +359,38 @@ class ServerError(BaseModel):
     message: str
 
 
+ValueName = Literal["win", "draw", "loss"]
+
+
+class HintRating(BaseModel):
+    """How good a hinted move is, as data (``bots.rating.Rating``), so that every
+    client words it in its own language and keeps "proven" apart from "estimated".
+
+    ``kind`` ``proven``: ``value`` is settled by the exact solver.  ``estimated``:
+    ``score`` (the chance of not being the durak, a draw counting one half) from
+    ``samples`` sampled deals with its 95 % interval ``low``-``high``; ``at_least`` /
+    ``at_best`` are proven bounds the solver found without settling the value.
+    ``unrated``: no time to search (only the bounds, if any)."""
+
+    kind: Literal["proven", "estimated", "unrated"]
+    value: ValueName | None = None
+    score: float
+    low: float
+    high: float
+    samples: int
+    source: str
+    at_least: ValueName | None = None
+    at_best: ValueName | None = None
+
+
 class ServerHint(BaseModel):
     """A bot's suggestion for the viewer's move."""
 
     type: Literal["hint"] = "hint"
     move: str
     bot: str
-    #: how good the move is, proven or estimated, worded by bots.rating.format_rating
-    rating: str | None = None
+    #: how good the move is, proven or estimated (structured; the client words it)
+    rating: HintRating | None = None
 
 
 class ServerPong(BaseModel):

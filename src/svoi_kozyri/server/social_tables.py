@@ -1,7 +1,7 @@
 """The tables of "same deal, compared" and of rematches, on the server's one
 SQLAlchemy ``metadata`` (imported at the end of :mod:`.db`, like the account
 tables), so that ``db.metadata`` is the whole schema the Alembic revisions build
-(revision 0005).
+(revisions 0005 and 0006).
 """
 
 from __future__ import annotations
@@ -40,3 +40,25 @@ rematches_t = Table(
     Column("new_id", String(32), nullable=False),
     Column("created", Float, nullable=False),
 )
+
+chat_t = Table(
+    "sk_chat",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("table_id", String(32), nullable=False, index=True),
+    Column("seat", Integer, nullable=False),
+    Column("name", String(64), nullable=False),
+    Column("text", Text, nullable=False),
+    Column("at", Float, nullable=False),
+)
+"""Table chat (revision 0006): in the database, so every server process on it
+shows the same history, counts the same rate limit and survives a restart."""
+
+chat_mutes_t = Table(
+    "sk_chat_mutes",
+    metadata,
+    Column("table_id", String(32), primary_key=True),
+    Column("seat", Integer, primary_key=True),
+    Column("other", Integer, primary_key=True),
+)
+"""Which seats each player of a table has muted (revision 0006)."""

@@ -42,7 +42,7 @@ from .common import (
     rollout,
     str_option,
 )
-from .solver import Solver, open_state
+from .solver import Solver, expected_reward, open_state
 
 
 class Node:
@@ -154,6 +154,18 @@ class ISMCTS:
         return move_of_steps(template, first, second)
 
     @staticmethod
+    def move_value(root: Node, move: Move) -> float | None:
+        """The mean reward of ``move`` for its player (the statistics of its last
+        step's node), ``None`` if the search never tried it."""
+        node: Node | None = root
+        for step in move.steps():
+            child = node.children.get(step) if node is not None else None
+            if child is None or not child.visits:
+                break
+            node = child
+        return None if node is root or node is None else node.mean
+
+    @staticmethod
     def move_stats(obs: Observation, root: Node) -> list[tuple[Move, float, int]]:
         """Every legal turn-level move with its estimated reward and visit count
         (a beat-and-lead move uses the statistics of its lead node)."""
@@ -220,8 +232,10 @@ class ISMCTSAgent(Agent):
         self.solver = Solver(max_table=500_000)
 
     def choose(self, obs: Observation) -> Move:
-        """Search from the observation and play the most visited move."""
+        """Search from the observation and play the most visited move; its mean
+        reward (or the solver's value) becomes :attr:`last_value`."""
         check_observation(obs)
+        self.last_value = None
         moves = obs.legal_moves()
         if len(moves) == 1:
             return moves[0]
@@ -236,12 +250,15 @@ class ISMCTSAgent(Agent):
                 limit = 0.25
             res = self.solver.solve(full, limit)
             if res.move is not None and (res.proven or res.lo >= 0):
+                self.last_value = expected_reward(res)
                 return res.move
         search = ISMCTS(
             self.rng, self.c, self.rollout, self.endgame_cards, self.solver, self.rollout_turns
         )
         root = search.search(obs, budget)
-        return search.best_move(obs, root)
+        move = search.best_move(obs, root)
+        self.last_value = search.move_value(root, move)
+        return move
 
     def label(self) -> str:
         """Name with the budget, e.g. ``ismcts(ms=1000)``."""

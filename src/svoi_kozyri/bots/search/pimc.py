@@ -25,7 +25,7 @@ from .common import (
     rollout,
     str_option,
 )
-from .solver import Solver, open_state
+from .solver import Solver, expected_reward, open_state
 
 
 def pimc_values(
@@ -105,8 +105,10 @@ class PIMCAgent(Agent):
         self.solver = Solver(max_table=200_000)
 
     def choose(self, obs: Observation) -> Move:
-        """Play the move with the best mean rollout reward."""
+        """Play the move with the best mean rollout reward (it becomes
+        :attr:`last_value`; in an open position the solver's value does)."""
         check_observation(obs)
+        self.last_value = None
         moves = obs.legal_moves()
         if len(moves) == 1:
             return moves[0]
@@ -118,6 +120,7 @@ class PIMCAgent(Agent):
                 limit = 0.1 if self.ms is None else self.ms / 2000.0
             res = self.solver.solve(full, limit)
             if res.move is not None and (res.proven or res.lo >= 0):
+                self.last_value = expected_reward(res)
                 return res.move
         vals = pimc_values(
             obs,
@@ -129,6 +132,7 @@ class PIMCAgent(Agent):
             self.rollout_turns,
         )
         best = max(vals, key=lambda t: (t[1] if t[2] else -1.0, t[2]))
+        self.last_value = best[1] if best[2] else None
         return best[0]
 
     def label(self) -> str:

@@ -148,6 +148,12 @@ class SolveResult:
         return self.lo if self.lo == self.hi else None
 
 
+def expected_reward(res: SolveResult) -> float:
+    """A solver result as the bots' reward scale for the player to act (1 win,
+    ½ draw, 0 loss); unproven, the middle of the proven bounds."""
+    return ((res.lo + res.hi) / 2.0 + 1.0) / 2.0
+
+
 def value_text(v: int | None, lo: int = -1, hi: int = 1) -> str:
     """Human wording of a value for the player to act."""
     if v is None:

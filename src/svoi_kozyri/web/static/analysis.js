@@ -2,7 +2,8 @@
 // The server sends every step as this viewer saw it (their seat's token from the
 // store, or none for a spectator) with the library's ratings; this page draws the
 // position of the chosen step, the ratings and the turns where the result got worse.
-import { cardImg, el, getJSON, header, moveText, postJSON, startPage, suitsText, t } from "./pagekit.js";
+import { percentText } from "./cards.js";
+import { cardImg, el, getJSON, header, language, moveText, postJSON, startPage, suitsText, t } from "./pagekit.js";
 import { store } from "./store.js";
 
 const params = new URLSearchParams(location.search);
@@ -18,9 +19,8 @@ const state = {
   fileName: null,
 };
 
-function percent(x) {
-  return `${Math.round(x * 100)}%`;
-}
+// an estimate's point value never reads as a certainty (">99 %", not "100 %")
+const percent = (x, estimate = false) => percentText(x, language(), estimate);
 
 /** A rating in words: proven win/draw/loss, or an estimate with its 95 % interval. */
 function ratingText(r) {
@@ -29,13 +29,13 @@ function ratingText(r) {
     const key = r.score >= 0.99 ? "analysis.provenWin" : r.score <= 0.01 ? "analysis.provenLoss" : "analysis.provenDraw";
     return t(key);
   }
-  return t("analysis.estimate", { score: percent(r.score), low: percent(r.low), high: percent(r.high), samples: r.samples });
+  return t("analysis.estimate", { score: percent(r.score, true), low: percent(r.low), high: percent(r.high), samples: r.samples });
 }
 
 /** A rating in a table cell: "proven: a draw", or "62% (54–70%)". */
 function shortRating(r) {
   if (r.proven) return ratingText(r);
-  return t("analysis.estimateShort", { score: percent(r.score), low: percent(r.low), high: percent(r.high) });
+  return t("analysis.estimateShort", { score: percent(r.score, true), low: percent(r.low), high: percent(r.high) });
 }
 
 async function load() {

@@ -40,7 +40,7 @@ function Header({ atTable }) {
         setSound(!sound);
       }}>${sound ? t("nav.soundOn") : t("nav.soundOff")}</button>
     </nav>
-    <${AccountBar} />
+    <${AccountBar} key=${language()} />
   </header>`;
 }
 
@@ -117,6 +117,15 @@ function TablePage({ tableId, watch }) {
   const [hintRating, setHintRating] = useState(null);
   const [view, pushView] = usePacedViews();
   const sock = useRef(null);
+  // the chat's messages go to the chat panel (table-chat.js), not to the table
+  const chatSubs = useRef(new Set());
+  const chat = useRef({
+    send: (m) => sock.current?.send(m),
+    subscribe: (f) => {
+      chatSubs.current.add(f);
+      return () => chatSubs.current.delete(f);
+    },
+  });
   const viewRef = useRef(null);
   viewRef.current = view;
 
@@ -143,7 +152,9 @@ function TablePage({ tableId, watch }) {
     if (!connected) return undefined;
     const s = new TableSocket(tableId, watch ? null : token, {
       onMessage: (msg) => {
-        if (msg.type === "state") {
+        if (msg.type.startsWith("chat") || (msg.type === "error" && String(msg.code).startsWith("chat"))) {
+          chatSubs.current.forEach((f) => f(msg));
+        } else if (msg.type === "state") {
           const old = viewRef.current;
           if (!old || old.version !== msg.view.version) {
             setFlash("");
@@ -174,7 +185,7 @@ function TablePage({ tableId, watch }) {
       return html`<section class="panel"><p>${t("table.refused")}</p><a href=${`#/t/${tableId}`} onClick=${() => location.reload()}>${t("table.openAgain")}</a></section>`;
     return html`<p class="loading" role="status">${t("table.connecting")}</p>`;
   }
-  return html`<${Table} view=${view} tableId=${tableId} conn=${conn} send=${(m) => sock.current?.send(m)} flash=${flash} hint=${hint} hintRating=${hintRating} clearHint=${() => setHint(null)} />`;
+  return html`<${Table} view=${view} tableId=${tableId} conn=${conn} send=${(m) => sock.current?.send(m)} flash=${flash} hint=${hint} hintRating=${hintRating} clearHint=${() => setHint(null)} chat=${watch ? null : chat.current} />`;
 }
 
 // ---------------------------------------------------------------- replay

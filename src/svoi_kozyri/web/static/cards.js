@@ -156,3 +156,37 @@ export function outOrder(hand, n) {
   const rest = Array.from({ length: n }, (_, i) => i).filter((i) => !order.includes(i));
   return { order, rest };
 }
+
+/** A chance as a percentage in the language's own form ("62 %" in Russian).  For
+ * an estimate (`estimate` true) never a bare 0 % or 100 %: the extremes read
+ * "<1 %" and ">99 %", since sampling proves nothing. */
+export function percentText(x, lang = "en", estimate = false) {
+  const fmt = (v) => new Intl.NumberFormat(lang, { style: "percent", maximumFractionDigits: 0 }).format(v);
+  const v = Math.round(100 * x);
+  if (estimate && v >= 100) return `>${fmt(0.99)}`;
+  if (estimate && v <= 0) return `<${fmt(0.01)}`;
+  return fmt(v / 100);
+}
+
+/** A hint's rating (server HintRating) in words: "proven: not the durak", or
+ * "estimate: 62 % (95 %: 55 % to 69 %, 400 samples)", with the proven bounds of an
+ * unsettled estimate ("at least a draw, proven").  Proven and estimated never
+ * read alike. */
+export function ratingText(r, t, lang = "en") {
+  if (!r) return "";
+  if (r.kind === "proven") return t(`rating.proven.${r.value}`);
+  const parts = [];
+  if (r.at_least) parts.push(t(`rating.atLeast.${r.at_least}`));
+  if (r.at_best) parts.push(t(`rating.atBest.${r.at_best}`));
+  if (r.kind === "estimated") {
+    parts.push(
+      t("rating.estimate", {
+        score: percentText(r.score, lang, true),
+        low: percentText(Math.floor(100 * r.low) / 100, lang),
+        high: percentText(Math.ceil(100 * r.high) / 100, lang),
+        count: r.samples,
+      }),
+    );
+  } else if (!parts.length) parts.push(t("rating.unrated"));
+  return parts.join("; ");
+}

@@ -1,16 +1,18 @@
 // The table chat as a self-contained widget (server/chat.py): a list of messages
 // shown as text (never HTML), a length-limited input, and a mute toggle per
 // seat.  Mount it anywhere that has the table's socket:
-//   const chat = createChatPanel({ send: (msg) => socket.send(msg), seats, viewer });
+//   const chat = createChatPanel({ send: (msg) => socket.send(msg), seats, viewer, onNew });
 //   parent.append(chat.element); socket handlers call chat.onMessage(msg).
+// `onNew(message)` is called for each message that arrives live (not for the
+// history), so a folded panel can count the unread ones (table-chat.js).
 // Spectators get no panel (the server refuses them too).
 import { el, t } from "./pagekit.js";
 
 export const MAX_CHARS = 200;
 
-export function createChatPanel({ send, seats, viewer }) {
+export function createChatPanel({ send, seats, viewer, onNew = () => {} }) {
   const muted = new Set();
-  const list = el("ol", { class: "pk-chat-list", "aria-live": "polite", "aria-label": t("chat.messages") });
+  const list = el("ol", { class: "pk-chat-list", "aria-live": "polite", "aria-label": t("chat.messages"), "data-empty": t("chat.none") });
   const input = el("input", { id: "chat-input", maxlength: String(MAX_CHARS), autocomplete: "off", "aria-label": t("chat.placeholder"), placeholder: t("chat.placeholder") });
   const status = el("p", { class: "pk-muted", id: "chat-status", role: "status" });
   const form = el("form", { class: "pk-row", onsubmit: (ev) => {
@@ -41,7 +43,10 @@ export function createChatPanel({ send, seats, viewer }) {
       send({ type: "chat_history" });
     },
     onMessage(msg) {
-      if (msg.type === "chat") add(msg);
+      if (msg.type === "chat") {
+        add(msg);
+        onNew(msg);
+      }
       else if (msg.type === "chat_history") {
         list.replaceChildren();
         msg.messages.forEach(add);

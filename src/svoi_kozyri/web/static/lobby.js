@@ -213,7 +213,7 @@ export function Lobby() {
       ${error ? html`<p class="error" role="alert">${error}</p>` : null}
     </section>
     <section class="panel">
-      <${LiveLobby} />
+      <${LiveLobby} key=${language()} />
     </section>
     <section class="panel">
       <details id="new-table">

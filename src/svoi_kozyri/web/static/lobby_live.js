@@ -2,6 +2,7 @@
 // rules; filters (players, rated, open or in play) and paging; who is online.
 // mountLiveLobby(el) renders into el and polls /api/lobby; it returns a cleanup.
 import { h, request as call, t } from "./accounts_common.js";
+import { botName } from "./cards.js";
 
 const PAGE = 10;
 
@@ -13,18 +14,29 @@ function seatLine(seat) {
   const name = seat.account
     ? h("a", { href: `#/u/${encodeURIComponent(seat.account)}` }, seat.account)
     : seat.bot
-      ? h("a", { href: `#/u/${encodeURIComponent(seat.bot)}` }, seat.label)
-      : seat.label;
+      ? h("a", { href: `#/u/${encodeURIComponent(seat.bot)}` }, t("table.botLevel", { bot: botName(seat.bot, t) }))
+      : seat.taken
+        ? seat.label
+        : t("table.freeSeat");
   return h("span", { class: seat.connected ? "seat-on" : "seat-off" }, `${seat.letter}: `, name);
 }
 
+// A table without a title of its own is named after its host ("Ann's table", in
+// the page's language), not by the server's fallback "table <id>".
+function tableTitle(tb) {
+  if (tb.title !== `table ${tb.table_id}`) return tb.title;
+  const host = tb.seats.find((s) => !s.bot && s.taken);
+  return host ? t("lobby.tableOf", { name: host.account || host.label }) : tb.title;
+}
+
 function entry(tb) {
+  const status = t(`lobby.status.${tb.status}`);
   return h(
     "div",
     { class: "lobby-entry", "data-table": tb.table_id },
-    h("strong", {}, tb.title),
+    h("strong", {}, tableTitle(tb)),
     tb.rated ? h("span", { class: "tag good" }, t("lobby.live.rated_tag")) : null,
-    h("span", { class: "muted" }, ` ${tb.players} · ${tb.status}${tb.hand ? ` · ${t("lobby.live.hand", { n: tb.hand })}` : ""}`),
+    h("span", { class: "muted" }, ` ${tb.players} · ${status.startsWith("lobby.") ? tb.status : status}${tb.hand ? ` · ${t("lobby.live.hand", { n: tb.hand })}` : ""}`),
     tb.spectators ? h("span", { class: "tag" }, t("lobby.live.spectators", { n: tb.spectators })) : null,
     h("div", { class: "small seats-line" }, ...tb.seats.flatMap((s, i) => (i ? [" · ", seatLine(s)] : [seatLine(s)]))),
     h(

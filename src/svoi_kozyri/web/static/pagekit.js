@@ -42,9 +42,11 @@ export function suitsText(suits) {
 }
 
 /** A card image with its name ("queen of spades", in the page's language) as
- * the alternative text, for screen readers. */
+ * the alternative text, for screen readers; Russian packs print В Д К Т in the
+ * corners, as at the table. */
 export function cardImg(card, cls = "card-img") {
-  return el("img", { class: cls, src: `/cards/${card}.svg`, alt: cardName(card, t), width: "60", height: "84" });
+  const src = `/cards/${card}.svg${language() === "ru" ? "?letters=ru" : ""}`;
+  return el("img", { class: cls, src, alt: cardName(card, t), width: "60", height: "84" });
 }
 
 /** A move in words ("beat with 6♦, lead Q♠"), from its notation. */

@@ -60,6 +60,11 @@ function connect() {
   };
 }
 
+// a bot is named as at the table ("Bot B", in the page's language), a person by name
+function seatName(s) {
+  return s.kind === "bot" ? t("table.botSeat", { letter: s.seat }) : s.name;
+}
+
 function outsText(h) {
   return h.outs.map(([s, kind], i) => `${i + 1}. ${s} (${t(kind === "defence" ? "session.outDefence" : "session.outLead")})`).join(", ");
 }
@@ -78,11 +83,11 @@ function render() {
     body.push(
       el("section", { class: "pk-panel", id: "standings" },
         el("h2", {}, d.over ? t("session.over") : t("session.sofar")),
-        d.durak ? el("p", { id: "durak" }, el("strong", {}, t("session.durak", { seat: d.durak, name: d.standings.find((s) => s.seat === d.durak).name }))) : null,
+        d.durak ? el("p", { id: "durak" }, el("strong", {}, t("session.durak", { seat: d.durak, name: seatName(d.standings.find((s) => s.seat === d.durak)) }))) : null,
         el("table", { class: "pk-results" },
           el("thead", {}, el("tr", {}, el("th", { scope: "col" }, t("session.player")), el("th", { scope: "col" }, t(points ? "session.points" : "session.losses")))),
           el("tbody", {}, d.standings.map((s) => el("tr", { class: d.winners.includes(s.seat) ? "winner" : "" },
-            el("td", {}, `${s.seat} · ${s.name}`, d.winners.includes(s.seat) ? ` — ${t("session.winner")}` : ""),
+            el("td", {}, `${s.seat} · ${seatName(s)}`, d.winners.includes(s.seat) ? ` — ${t("session.winner")}` : ""),
             el("td", {}, String(points ? s.points : s.losses)))))),
         token && d.over
           ? el("p", {}, state.rematch

@@ -16,6 +16,7 @@ import {
   parseLegal,
   pickupCards,
   playableCards,
+  ratingText,
   resultText,
   seatDisplayName,
   seatPlaces,
@@ -25,6 +26,7 @@ import {
 } from "./cards.js";
 import { fly, sound, sweep } from "./motion.js";
 import { store } from "./store.js";
+import { TableChat } from "./table-chat.js";
 
 // Russian packs print В Д К Т in the corners of the courts and the ace
 const cardSrc = (card) => `/cards/${card}.svg${language() === "ru" ? "?letters=ru" : ""}`;
@@ -236,7 +238,7 @@ function Actions({ view, readOnly, selectedBeat, cancel, send, hint, hintRating,
     ${selectedBeat ? html`<button id="cancel-btn" aria-keyshortcuts="Escape" onClick=${cancel}>${t("table.cancel")}</button>` : null}
     ${myTurn ? html`<button id="hint-btn" aria-keyshortcuts="H" onClick=${askHint}>${t("table.hint")}</button>` : null}
     ${hint ? html`<span class="hint-text" id="hint-text">${t("table.hintIs", { move: describeHint(hint, t) })}</span>` : null}
-    ${hint && hintRating ? html`<span class="hint-rating small" id="hint-rating" title=${t("table.hintRating")}>${hintRating}</span>` : null}
+    ${hint && hintRating ? html`<span class=${`hint-rating small ${hintRating.kind}`} id="hint-rating" data-kind=${hintRating.kind} title=${t("table.hintRating")}>${ratingText(hintRating, t, language())}</span>` : null}
   </div>`;
 }
 
@@ -351,7 +353,7 @@ function InvitePanel({ tableId, inline }) {
   </div>`;
 }
 
-function TableHead({ view, tableId, conn, readOnly, token }) {
+function TableHead({ view, tableId, conn, readOnly, token, chat }) {
   const [open, setOpen] = useState(false);
   const host = view.seats.find((s) => s.kind === "human" && s.taken);
   const title = view.title || (host ? t("lobby.tableOf", { name: host.name }) : tableId);
@@ -365,6 +367,7 @@ function TableHead({ view, tableId, conn, readOnly, token }) {
     ${readOnly || waiting ? null : html`<button class="small-btn" id="invite-btn" aria-expanded=${open} onClick=${() => setOpen(!open)}>${t("table.invite")}</button>`}
     ${readOnly ? null : html`<a class="small-btn" href=${`#/r/${tableId}`}>${t("table.replay")}</a>`}
     ${readOnly ? null : html`<button type="button" class="small-btn" onClick=${() => downloadRecord(tableId, token)}>${t("table.record")}</button>`}
+    ${chat && !readOnly && view.viewer !== null ? html`<${TableChat} view=${view} conn=${conn} chat=${chat} />` : null}
     ${open && !waiting ? html`<${InvitePanel} tableId=${tableId} />` : null}
   </div>`;
 }
@@ -446,7 +449,7 @@ function Toast({ text }) {
 
 /** The whole table for one view. `send(msg)` sends a client message; `readOnly`
  * for replays (no clocks, no actions, no connection state). */
-export function Table({ view, tableId, conn = "connected", send = () => {}, readOnly = false, flash = "", hint = null, hintRating = null, clearHint = () => {} }) {
+export function Table({ view, tableId, conn = "connected", send = () => {}, readOnly = false, flash = "", hint = null, hintRating = null, clearHint = () => {}, chat = null }) {
   const [selectedBeat, setSelectedBeat] = useState(null);
   const [showPile, setShowPile] = useState(false);
   const root = useRef(null);
@@ -516,7 +519,7 @@ export function Table({ view, tableId, conn = "connected", send = () => {}, read
   const waiting = view.seats.some((s) => !s.taken);
   const me = view.viewer !== null ? view.seats[view.viewer] : null;
   return html`<div class="table-page" id="table" ref=${root} data-players=${view.seats.length} data-version=${view.version}>
-    <${TableHead} view=${view} tableId=${tableId} conn=${conn} readOnly=${readOnly} token=${token} />
+    <${TableHead} view=${view} tableId=${tableId} conn=${conn} readOnly=${readOnly} token=${token} chat=${chat} />
     ${flash ? html`<div class="flash" id="flash" role="alert">${flash}</div>` : null}
     <div class="felt" role="region" aria-label=${t("table.label")}>
       ${places

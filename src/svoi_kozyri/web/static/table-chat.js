@@ -1,0 +1,60 @@
+// The table chat at the live table: a button in the table's head with an unread
+// badge that opens the chat (chat-panel.js) in a drawer over the table, so the
+// chat never takes room from the hand, the top card and the buttons on a phone.
+// Players only: spectators get no button (the server refuses them too).  The
+// panel is rebuilt, with its history asked again, when the socket (re)connects,
+// the language changes or someone takes a seat.
+import { createChatPanel } from "./chat-panel.js";
+import { html, useEffect, useRef, useState } from "./html.js";
+import { language, t } from "./i18n.js";
+
+/** `chat`: { send(msg), subscribe(handler) -> unsubscribe } from the table page. */
+export function TableChat({ view, conn, chat }) {
+  const [open, setOpen] = useState(false);
+  const [unread, setUnread] = useState(0);
+  const box = useRef(null);
+  const openRef = useRef(false);
+  openRef.current = open;
+  const lang = language();
+  const viewer = view.viewer;
+  // only seated humans can be muted; an open seat has nobody to mute yet
+  const seats = view.seats.map((s) => ({ seat: s.seat, name: s.name, kind: s.kind === "human" && s.taken ? "human" : "other" }));
+  const seatsKey = seats.map((s) => `${s.kind}:${s.name}`).join("|");
+  useEffect(() => {
+    if (conn !== "connected" || !box.current) return undefined;
+    const panel = createChatPanel({
+      send: chat.send,
+      seats,
+      viewer,
+      onNew: (m) => {
+        if (!openRef.current && m.seat !== viewer) setUnread((u) => u + 1);
+      },
+    });
+    box.current.replaceChildren(panel.element);
+    const off = chat.subscribe(panel.onMessage);
+    panel.start();
+    return off;
+  }, [lang, seatsKey, conn, viewer]);
+  const toggle = () => {
+    setOpen(!open);
+    setUnread(0);
+  };
+  useEffect(() => {
+    if (open) box.current?.querySelector("#chat-input")?.focus();
+  }, [open]);
+  const onKey = (ev) => {
+    if (ev.key === "Escape") {
+      setOpen(false);
+      document.getElementById("chat-toggle")?.focus();
+    }
+  };
+  return html`<button type="button" class="small-btn chat-toggle" id="chat-toggle" aria-expanded=${open ? "true" : "false"} aria-controls="chat-drawer" onClick=${toggle}>
+      ${t("chat.button")}${unread
+        ? html` <span class="badge" id="chat-unread" aria-hidden="true">${unread}</span><span class="sr-only">${t("chat.unread", { count: unread })}</span>`
+        : null}
+    </button>
+    <div class="chat-drawer" id="chat-drawer" hidden=${!open} onKeyDown=${onKey}>
+      <button type="button" class="small-btn chat-close" id="chat-close" aria-label=${t("chat.close")} title=${t("chat.close")} onClick=${toggle}><span aria-hidden="true">×</span></button>
+      <div class="chat-box" ref=${box}></div>
+    </div>`;
+}
