@@ -121,6 +121,12 @@ class Scheduler:
             live.handle.cancel()
             live.handle = None
         if live.stale:
+            # Catch up (a synchronous read) only if this process is to act on the
+            # table: at 1,000 tables the other process's presence changes made
+            # one such read per table here, blocking the loop for seconds.  If the
+            # lease is being taken, the take schedules the table again.
+            if not self.may_act(live):
+                return
             self.refresh(live)
         delay, kind = self.deadline(live)
         if delay is None or kind is None:
