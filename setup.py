@@ -30,6 +30,8 @@ COMPILED = [
     "src/svoi_kozyri/bots/search/pimc.py",
     "src/svoi_kozyri/bots/search/solver.py",
     "src/svoi_kozyri/bots/search/alphabeta.py",
+    "src/svoi_kozyri/bots/search/reduce.py",
+    "src/svoi_kozyri/bots/search/endgame.py",
 ]
 
 

@@ -23,6 +23,8 @@ import argparse
 import asyncio
 import contextlib
 import json
+import os
+import resource
 import statistics
 import sys
 import tempfile
@@ -40,7 +42,6 @@ from svoi_kozyri.server.process import ServerProcess, throwaway_postgres
 async def _make_tables(
     srv: ServerProcess, n: int, seats: int, bots: int, think: float
 ) -> list[tuple[str, list[str]]]:
-    out = []
     cfg = {
         "seats": [{"kind": "human"}] * (seats - bots)
         + [{"kind": "bot", "bot": default_bot()}] * bots,
@@ -49,8 +50,10 @@ async def _make_tables(
         "hand_pause_s": think,
         "listed": False,
     }
-    async with httpx.AsyncClient(base_url=srv.base, timeout=60) as http:
-        for i in range(n):
+    limit = asyncio.Semaphore(16)  # a few creations at a time: 1,000 one by one took minutes
+
+    async def one(http: httpx.AsyncClient, i: int) -> tuple[str, list[str]]:
+        async with limit:
             r = await http.post("/api/tables", json={"name": f"load{i}", "config": cfg})
             r.raise_for_status()
             g = r.json()
@@ -59,8 +62,11 @@ async def _make_tables(
                 j = await http.post(f"/api/tables/{g['table_id']}/join", json={"name": "x"})
                 j.raise_for_status()
                 tokens.append(j.json()["token"])
-            out.append((g["table_id"], tokens))
-    return out
+            return g["table_id"], tokens
+
+    async with httpx.AsyncClient(base_url=srv.base, timeout=60) as http:
+        out = await asyncio.gather(*(one(http, i) for i in range(n)))
+    return list(out)
 
 
 async def _actions(srv: ServerProcess) -> int:
@@ -68,6 +74,60 @@ async def _actions(srv: ServerProcess) -> int:
     async with httpx.AsyncClient(base_url=srv.base, timeout=60) as http:
         n: int = (await http.get("/healthz", params={"events": "true"})).json()["events"]
         return n
+
+
+_TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def _children() -> dict[int, list[int]]:
+    """Parent pid -> child pids of every process (from /proc)."""
+    kids: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError, IndexError, ValueError):
+                stat = (entry / "stat").read_text()
+                ppid = int(stat.rsplit(")", 1)[1].split()[1])
+                kids.setdefault(ppid, []).append(int(entry.name))
+    return kids
+
+
+def tree_cpu(root: int | None) -> float:
+    """CPU seconds (user + system, reaped children included) of process ``root`` and
+    all its descendants now (Linux /proc; 0.0 elsewhere).  The benchmark's evidence
+    is CPU per action, which the other jobs on a shared machine hardly change."""
+    if root is None or not Path("/proc/self/stat").exists():
+        return 0.0
+    kids = _children()
+    total, todo = 0, [root]
+    while todo:
+        pid = todo.pop()
+        todo.extend(kids.get(pid, []))
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += sum(int(x) for x in fields[11:15])  # utime stime cutime cstime
+    return total / _TICK
+
+
+def postmaster_pid(db: str) -> int | None:
+    """The throwaway PostgreSQL server's main process (found by its port)."""
+    port = db.rsplit(":", 1)[-1].split("/", 1)[0]
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                argv = (entry / "cmdline").read_bytes().split(b"\0")
+                if (
+                    argv
+                    and argv[0].endswith(b"postgres")
+                    and f"-p {port}".encode() in b" ".join(argv)
+                ):
+                    return int(entry.name)
+    return None
+
+
+def self_cpu() -> float:
+    """CPU seconds of this benchmark process (its clients)."""
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
@@ -101,9 +161,15 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             await asyncio.sleep(args.warmup)
             for c in clients:
                 c.latencies.clear()
+            server_pid = srv.proc.pid if srv.proc is not None else None
+            pg_pid = postmaster_pid(db) if args.postgres else None
+            load0 = os.getloadavg()[0]
             a0, t0 = await _actions(srv), time.monotonic()
+            cpu0 = (tree_cpu(server_pid), tree_cpu(pg_pid), self_cpu())
             await asyncio.sleep(args.duration)
             a1, t1 = await _actions(srv), time.monotonic()
+            cpu1 = (tree_cpu(server_pid), tree_cpu(pg_pid), self_cpu())
+            load1 = os.getloadavg()[0]
             lat = sorted(x for c in clients for x in c.latencies)
             for t in tasks:
                 t.cancel()
@@ -114,6 +180,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     def pct(p: float) -> float:
         return lat[min(len(lat) - 1, int(p / 100 * len(lat)))] * 1000 if lat else float("nan")
 
+    actions = max(1, a1 - a0)
+    server_s, pg_s, bench_s = (b - a for a, b in zip(cpu0, cpu1, strict=True))
     return {
         "database": "postgresql" if args.postgres or "postgresql" in db else "sqlite",
         "workers": args.workers,
@@ -131,6 +199,13 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "rtt_ms_p99": round(pct(99), 1),
         "rtt_ms_max": round(max(lat) * 1000, 1) if lat else None,
         "rtt_ms_mean": round(statistics.fmean(lat) * 1000, 1) if lat else None,
+        "server_cpu_s": round(server_s, 2),
+        "postgres_cpu_s": round(pg_s, 2),
+        "bench_cpu_s": round(bench_s, 2),
+        "server_cpu_ms_per_action": round(1000 * server_s / actions, 3),
+        "postgres_cpu_ms_per_action": round(1000 * pg_s / actions, 3),
+        "bench_cpu_ms_per_action": round(1000 * bench_s / actions, 3),
+        "load_average": [round(load0, 2), round(load1, 2)],
         "errors": errors,
         "server_log_lines": server_log_lines,
     }

@@ -228,6 +228,11 @@ CASES: list[tuple[str, list[str], str]] = [
         ["selfplay", "--bots", "random", "--hands", "2", "--out", "{tmp}/missing/deeper"],
         "does not exist",
     ),
+    # -- tables
+    ("tables-unknown-rule", ["tables", "build", "--rule", "nonsense=1"], "nonsense"),
+    ("tables-too-big", ["tables", "build", "--cards", "11"], "--cards"),
+    ("tables-equal-rank", ["tables", "build", "--rule", "equal_rank_beats=also"], "equal-rank"),
+    ("tables-bad-rule-value", ["tables", "path", "--rule", "draw_rule=maybe"], "draw_rule"),
     # -- the command itself
     ("unknown-command", ["deal"], "No such command 'deal'"),
 ]

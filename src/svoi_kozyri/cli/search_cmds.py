@@ -4,17 +4,29 @@
 from __future__ import annotations
 
 import math
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from ..core import SvoiKozyriError, parse_seat, seat_name
+
+if TYPE_CHECKING:
+    from ..bots.search.endgame import EndgameTables
+    from ..core import Game, State
 
 
 def register(app: typer.Typer) -> None:
     """Add the search commands to ``app``."""
     app.command("solve")(solve)
     app.command("analyse")(analyse)
+    tables = typer.Typer(
+        help="Exact endgame tables of small two-player positions (built by retrograde "
+        "analysis, cached in the user's cache directory).",
+        no_args_is_help=True,
+    )
+    tables.command("build")(tables_build)
+    tables.command("path")(tables_path)
+    app.add_typer(tables, name="tables")
 
 
 def _fail(msg: str) -> typer.Exit:
@@ -46,7 +58,7 @@ def solve(
         )
     if not math.isfinite(time) or time > 86_400:
         raise _fail(f"--time must be a number of seconds up to 86400, not {time}")
-    solver = Solver()
+    solver = Solver(tables=_small_tables(state))
     res = solver.principal_line(state, time)
     who = seat_name(state.to_act_seat)
     typer.echo(f"value for {who}: {value_text(res.value, res.lo, res.hi)}")
@@ -117,3 +129,77 @@ def analyse(
         for r in reviews:
             typer.echo(f"  {r.describe()}")
     typer.echo(f"{total} flagged turn(s)")
+
+
+def _small_tables(state: State) -> EndgameTables | None:
+    """The cached endgame tables for a position small enough for them (built on
+    first use; they take well under a second at the default size), else ``None``."""
+    from ..bots.search.endgame import DEFAULT_CARDS, EndgameTables
+
+    size = sum(h.bit_count() for h in state.hands) + len(state.pile_cards())
+    if size > DEFAULT_CARDS:
+        return None
+    try:
+        return EndgameTables.cached(state.game, DEFAULT_CARDS)
+    except OSError:  # an unwritable cache: solve without tables
+        return None
+
+
+def _table_rules(besicovitch: bool, rule: list[str] | None) -> Game:
+    from ..core import Game
+    from .arena_cmds import build_rules
+
+    try:
+        return Game(build_rules(2, None, besicovitch, None, rule))
+    except SvoiKozyriError as e:
+        raise _fail(str(e)) from None
+
+
+def tables_build(
+    cards: Annotated[
+        int, typer.Option("--cards", min=2, max=10, help="most cards in play (hands and pile)")
+    ] = 5,
+    besicovitch: Annotated[bool, typer.Option(help="the Besicovitch game")] = False,
+    rule: Annotated[
+        list[str] | None,
+        typer.Option("--rule", help="rules option key=value (repeatable), e.g. draw_rule=none"),
+    ] = None,
+) -> None:
+    """Build the endgame tables of one rules option set (every open two-player position
+    of up to --cards cards) and cache them; print where and how big."""
+    import time
+
+    from ..bots.search.endgame import EndgameTables, TablesUnavailable, table_path
+
+    game = _table_rules(besicovitch, rule)
+    t0 = time.process_time()
+    try:
+        t = EndgameTables.build(game, cards)
+    except TablesUnavailable as e:
+        raise _fail(str(e)) from None
+    path = table_path(game, cards)
+    try:
+        t.save(path)
+    except OSError as e:
+        raise _fail(f"{path}: {e.strerror or e}") from None
+    secs = time.process_time() - t0
+    typer.echo(f"{len(t.entries)} positions, longest forced result {t.max_distance} steps")
+    typer.echo(f"built in {secs:.1f} CPU s: {path}")
+
+
+def tables_path(
+    cards: Annotated[int, typer.Option("--cards", min=2, max=10, help="most cards in play")] = 5,
+    besicovitch: Annotated[bool, typer.Option(help="the Besicovitch game")] = False,
+    rule: Annotated[
+        list[str] | None, typer.Option("--rule", help="rules option key=value (repeatable)")
+    ] = None,
+) -> None:
+    """Print the cache file of one rules option set's tables (and whether it exists)."""
+    from ..bots.search.endgame import supported, table_path
+
+    game = _table_rules(besicovitch, rule)
+    why = supported(game)
+    if why is not None:
+        raise _fail(why)
+    path = table_path(game, cards)
+    typer.echo(f"{path} ({'built' if path.exists() else 'not built'})")

@@ -267,6 +267,7 @@ def create_app(
     ) -> Response:
         """The table as the token's seat (or a spectator, without a token) sees it."""
         live, seat = _live_and_seat(table_id, x_seat_token, request)
+        await live.settled()  # committed before shown
         return Response(hub.view_for(live, seat), media_type="application/json")
 
     @app.get("/api/tables/{table_id}/replay")
@@ -277,6 +278,7 @@ def create_app(
     ) -> Response:
         """Every step of the game as the viewer saw it (their knowledge only)."""
         live, seat = _live_and_seat(table_id, x_seat_token, request)
+        await live.settled()
         n = live.game.n
         steps = [
             table_view(copy, seat, [False] * n, [False] * n).model_dump(mode="json")
@@ -313,6 +315,7 @@ def create_app(
             if linked is False:
                 raise TableError("bad_link", "this download link is not valid (any more)")
             seat = linked if isinstance(linked, int) else None
+        await live.settled()
         text = export_records(live.game, seat)
         return PlainTextResponse(
             text,

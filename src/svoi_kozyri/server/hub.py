@@ -136,6 +136,7 @@ class Hub:
             self.scheduler.cancel(live)
         if self.cluster is not None:
             await self.cluster.stop()
+        await self.master.aclose()
         self.runner.stop()
 
     def get(self, table_id: str) -> LiveTable | None:

@@ -35,15 +35,32 @@ class LiveTable:
     retry: asyncio.TimerHandle | None = None
     lease_other_until: float = 0.0
     """Until when (monotonic) another process is known to hold the lease."""
+    lease_holder: str | None = None
+    """The process that held the lease when this one last asked for it."""
     stale: bool = False
     """Other processes committed events this process has not applied yet (it
     catches up when the table is next used here)."""
+    pending: int = 0
+    """Events applied in memory whose commit is still under way: nothing about the
+    table is announced until it is back to 0 (committed before announced)."""
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    """Held while one event of the table is being stored, so a table's events
+    reach the database one after the other, in order."""
 
     @classmethod
     def fresh(cls, game: TableGame) -> LiveTable:
         """A table just created or loaded: nobody connected yet."""
         now = time.monotonic()
         return cls(game, absent_since=[now] * game.n, turn_since=now)
+
+    async def settled(self) -> None:
+        """Wait until every event applied in memory is committed (or undone by a
+        reload), so what is read next is what the database holds."""
+        for _ in range(1000):  # bounded: appends are short
+            if not self.pending:
+                return
+            async with self.lock:
+                pass
 
     def connected(self, seat: int) -> bool:
         """Whether the seat's player has at least one open socket (at any process)."""

@@ -67,6 +67,9 @@ class TableMaster:
         self.actions = 0
         self.note: Callable[[str, int], str] | None = None
         """Makes the notification sent with each commit (several processes)."""
+        self.appender = store.appender()
+        """PostgreSQL: events are stored without blocking the event loop (a network
+        round trip).  SQLite: on the loop (a local write, quicker than any hop)."""
         scheduler.commit = self.commit
 
     # -- the protocol --------------------------------------------------------------
@@ -82,7 +85,7 @@ class TableMaster:
             except TableError as e:
                 conn.send(error_text(e.code, str(e)))
                 return
-            if not self.commit(live, pending.event, pending):
+            if not await self.commit(live, pending.event, pending):
                 conn.send(error_text("stale", "the table changed; try again"))
         elif isinstance(msg, ClientHint):
             await self._hint(live, conn)
@@ -109,40 +112,76 @@ class TableMaster:
 
     # -- changes -------------------------------------------------------------------
 
-    def commit(
+    async def commit(
         self, live: LiveTable, event: dict[str, Any], pending: PendingMove | None = None
     ) -> bool:
         """Apply, store and announce one event; False if the store refused it.
 
-        Nothing awaits between applying and storing, so no client can observe a
-        state whose event is not committed; if the store refuses (another writer
-        committed this version first) or fails, the table is rebuilt from the
-        database, which holds the truth.
+        The event is applied in memory at once (nothing awaits before that, so
+        the next message or timer of the table sees it), then stored; nothing of
+        the table is announced while any of its events is not yet committed
+        (``live.pending``), so no client can observe a state whose event is not
+        in the database.  On PostgreSQL the store is awaited, so the event loop
+        serves the other tables during the round trip (it used to wait there,
+        blocked, most of the time under load); the table's lock keeps its events
+        in order.  If the store refuses (another writer committed this
+        version first) or fails, the table is rebuilt from the database, which
+        holds the truth, and the events applied after the refused one are
+        refused too.
         """
         game = live.game
         seq = game.version
         game.apply(event, pending)
+        status = game.status
         note = self.note(game.table_id, seq + 1) if self.note is not None else ""
+        stored = False
+        live.pending += 1
         try:
-            self.store.append_event(game.table_id, seq, event, game.status, notify=note)
-        except Exception as e:
-            log.warning("table %s: event %d not stored (%s); reloading", game.table_id, seq, e)
-            self.reload(live)
-            return False
-        self.actions += 1
-        live.turn_since = time.monotonic()
+            async with live.lock:
+                if live.game is game:  # not rebuilt after an earlier refusal
+                    try:
+                        if self.appender is not None:
+                            await self.appender.append(game.table_id, seq, event, status, note)
+                        else:
+                            self.store.append_event(game.table_id, seq, event, status, notify=note)
+                        stored = True
+                    except Exception as e:
+                        log.warning(
+                            "table %s: event %d not stored (%s); reloading",
+                            game.table_id,
+                            seq,
+                            e,
+                        )
+                        self._rebuild(live)
+        finally:
+            live.pending -= 1
+        if stored:
+            self.actions += 1
+            live.turn_since = time.monotonic()
         self.changed(live)
-        return True
+        return stored
 
-    def reload(self, live: LiveTable) -> None:
-        """Rebuild the table from the database and announce it."""
+    def _rebuild(self, live: LiveTable) -> None:
         stored = self.store.load(live.game.table_id)
         if stored is not None:
             live.game = game_from_stored(stored)
+
+    async def aclose(self) -> None:
+        """Close the appender's connections (shutdown)."""
+        if self.appender is not None:
+            await self.appender.close()
+
+    def reload(self, live: LiveTable) -> None:
+        """Rebuild the table from the database and announce it."""
+        self._rebuild(live)
         self.changed(live)
 
     def changed(self, live: LiveTable) -> None:
-        """The table changed (or who is connected did): announce it, re-arm its timer."""
+        """The table changed (or who is connected did): announce it, re-arm its timer.
+        Not while one of its events is being committed: the last commit to finish
+        announces the table as it then is."""
+        if live.pending:
+            return
         self.broadcast(live)
         self.scheduler.schedule(live)
 

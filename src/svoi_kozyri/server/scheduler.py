@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
 from ..core import observe
@@ -32,7 +32,7 @@ log = logging.getLogger("svoi_kozyri.server")
 IDLE_PAUSE_S = 300.0
 """How long a table keeps playing by itself after its last human player left."""
 
-Commit = Callable[[LiveTable, dict[str, Any], PendingMove | None], bool]
+Commit = Callable[[LiveTable, dict[str, Any], PendingMove | None], Awaitable[bool]]
 
 
 class Scheduler:
@@ -121,6 +121,12 @@ class Scheduler:
             live.handle.cancel()
             live.handle = None
         if live.stale:
+            # Catch up (a synchronous read) only if this process is to act on the
+            # table: at 1,000 tables the other process's presence changes made
+            # one such read per table here, blocking the loop for seconds.  If the
+            # lease is being taken, the take schedules the table again.
+            if not self.may_act(live):
+                return
             self.refresh(live)
         delay, kind = self.deadline(live)
         if delay is None or kind is None:
@@ -159,7 +165,7 @@ class Scheduler:
                 return
             if kind == "deal":
                 if game.needs_deal():
-                    self.commit(live, game.make_deal(game.deal_rng()), None)
+                    await self.commit(live, game.make_deal(game.deal_rng()), None)
                 return
             st = game.state
             if st is None or st.is_over:
@@ -172,6 +178,6 @@ class Scheduler:
             if live.game is not game or game.version != version:
                 return
             pending = game.prepare_move(seat, move, by=kind)
-            self.commit(live, pending.event, pending)
+            await self.commit(live, pending.event, pending)
         except Exception:
             log.exception("table %s: automatic %s failed", game.table_id, kind)

@@ -83,6 +83,7 @@ from ...core import (
     State,
 )
 from ...core.cards import NUM_CARDS, rank_of
+from .endgame import EndgameTables
 
 _BIG = 1 << 30
 
@@ -206,8 +207,10 @@ class Solver:
     seats, so solving successive positions of one hand reuses earlier work.
     """
 
-    def __init__(self, max_table: int = 2_000_000) -> None:
+    def __init__(self, max_table: int = 2_000_000, tables: EndgameTables | None = None) -> None:
         self.max_table = max_table
+        #: exact endgame tables consulted for small positions (see :mod:`.endgame`)
+        self.tables = tables
         #: the clock budgets are measured on (``time.process_time`` for CPU seconds)
         self.clock: Callable[[], float] = time.perf_counter
         self.nodes = 0
@@ -414,7 +417,7 @@ class Solver:
         whether it touched the depth horizon (then it only says "not within
         ``depth``")."""
         self.nodes += 1
-        if self.nodes & 1023 == 0 and self.clock() > self._deadline:
+        if self.nodes & 255 == 0 and self.clock() > self._deadline:
             raise SolverTimeout
         key = (((pile << 40 | h0) << 40 | h1) << 2 | p) << 2 | phase
         boundary = phase != LEAD
@@ -476,8 +479,32 @@ class Solver:
         hz = False
         result = not is_or
         best = -1
+        acts = self._order(h0, h1, pile, p, phase, ttm)
+        if not is_or and len(acts) > 1:
+            # The defender tries a move that closes a repetition first: it refutes
+            # at once, without touching the horizon (a position the threefold rule
+            # would end beats any, as its refutation holds in every context; else
+            # the most recent ancestor, so the refutation frees the path soonest).
+            close = -1
+            far = -1
+            danger = self._danger
+            for a in acts:
+                c0, c1, cp, cl, q, cph, out = self._child(h0, h1, pile, plen, p, phase, a)
+                if out != -2 or cph == LEAD:
+                    continue
+                ck = (((cp << 40 | c0) << 40 | c1) << 2 | q) << 2 | cph
+                if danger and ck in danger:
+                    close = a
+                    break
+                anc = path.get(ck, -1)
+                if anc > far:
+                    far = anc
+                    close = a
+            if close >= 0 and acts[0] != close:
+                acts.remove(close)
+                acts.insert(0, close)
         try:
-            for a in self._order(h0, h1, pile, p, phase, ttm):
+            for a in acts:
                 c0, c1, cp, cl, q, cph, out = self._child(h0, h1, pile, plen, p, phase, a)
                 if out != -2:
                     r = is_or and out == 1
@@ -675,7 +702,7 @@ class Solver:
                 raise SolverTimeout
             if self.nodes >= self._slice_end:
                 raise _SliceOver
-            self._stop = min(self._slice_end, self.nodes + 1024)
+            self._stop = min(self._slice_end, self.nodes + 256)
         key = (((pile << 40 | h0) << 40 | h1) << 2 | p) << 2 | phase
         boundary = phase != LEAD
         table = self._table
@@ -911,6 +938,14 @@ class Solver:
         if cap:
             # a win within d steps ends within d turns: keep it inside the action cap
             max_depth = max(1, min(max_depth, cap - state.turns - 1))
+        if self.tables is not None and not self._danger:
+            # History-free table values are exact here: no position of this hand is
+            # one occurrence short of the threefold rule, and probe_move refuses a
+            # win or loss longer than the steps the action cap leaves.
+            hit = self.tables.probe_move(state, cap - state.turns - 1 if cap else None)
+            if hit is not None:
+                tv, tm, _optimal = hit
+                return SolveResult(tv, tv, tm, 0, self.clock() - t0, 0)
         me = root[4]
         opp = 1 - me
         win_me: bool | None = None
