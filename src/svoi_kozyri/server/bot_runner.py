@@ -143,6 +143,11 @@ class BotRunner:
                     initializer=die_with_parent,
                     initargs=(os.getpid(),),
                 )
+                # Start every worker now rather than one per busy moment: a worker
+                # still being spawned when the server is killed dies reading its
+                # start-up pipe and prints a traceback into the server's log.
+                for _ in range(self.workers):
+                    self._pool.submit(os.getpid)
             except (OSError, ValueError):
                 return str(await asyncio.to_thread(agent.choose, obs))
         loop = asyncio.get_running_loop()
