@@ -11,7 +11,11 @@ decision at the step level, chosen uniformly at random among the legal actions:
   ``apply_action``) on one ``State``;
 * ``pettingzoo``: ``for agent in env.agent_iter(): env.last(); env.step(a)`` on
   ``raw_env`` with the observation dict (tensor + mask) built every step, the
-  action drawn from the mask; ``pettingzoo (no obs)``: the same loop with
+  action drawn from the mask (``np.flatnonzero`` + ``random.choice``, which costs
+  about as much as the observation itself); ``pettingzoo (obs + info actions)``: the
+  observation dict still built and returned every step, the action drawn from
+  ``info["legal_actions"]`` (the same legal set as the mask) so that the figure is
+  the environment's cost rather than the random agent's; ``pettingzoo (no obs)``: the same loop with
   ``env.last(observe=False)`` and the legal actions from ``info``; ``pettingzoo
   (wrapped)``: ``env()`` (order enforcing) with observations;
 * ``gymnasium``: the learner's steps against random bots (the bots' moves are done
@@ -66,8 +70,11 @@ def engine_loop(game: Game, rng: random.Random) -> Callable[[], int]:
     return hand
 
 
-def pettingzoo_loop(players: int, wrapped: bool, observe: bool) -> Callable[[], int]:
-    """One hand through the AEC API."""
+def pettingzoo_loop(
+    players: int, wrapped: bool, observe: bool, info_actions: bool = False
+) -> Callable[[], int]:
+    """One hand through the AEC API (actions from the observation's mask, or with
+    ``info_actions`` or without observations from ``info["legal_actions"]``)."""
     from svoi_kozyri.envs.pettingzoo import env, raw_env
 
     e = env(num_players=players) if wrapped else raw_env(num_players=players)
@@ -83,7 +90,7 @@ def pettingzoo_loop(players: int, wrapped: bool, observe: bool) -> Callable[[], 
             if term or trunc:
                 e.step(None)
                 continue
-            if observe:
+            if observe and not info_actions:
                 e.step(choice(np.flatnonzero(obs["action_mask"])))
             else:
                 e.step(choice(info["legal_actions"]))
@@ -181,6 +188,9 @@ def main() -> None:
     loops: dict[str, Callable[[], int]] = {
         "engine": engine_loop(game, random.Random(args.seed)),
         "pettingzoo": pettingzoo_loop(args.players, wrapped=False, observe=True),
+        "pettingzoo (obs + info actions)": pettingzoo_loop(
+            args.players, wrapped=False, observe=True, info_actions=True
+        ),
         "pettingzoo (no obs)": pettingzoo_loop(args.players, wrapped=False, observe=False),
         "pettingzoo (wrapped)": pettingzoo_loop(args.players, wrapped=True, observe=True),
         "gymnasium": gymnasium_loop(args.players),
@@ -202,9 +212,12 @@ def main() -> None:
     med = {k: statistics.median(v) for k, v in rates.items()}
     ref = med["engine"]
     for name, rate in med.items():
-        print(f"{name:26s} {rate:>12,.0f} steps/s   {rate / ref:6.2f} x engine")
+        print(f"{name:32s} {rate:>12,.0f} steps/s   {rate / ref:6.2f} x engine")
     if "pettingzoo" in med:
         print(f"ratio pettingzoo/engine {med['pettingzoo'] / ref:.2f}")
+    info = med.get("pettingzoo (obs + info actions)")
+    if info is not None:
+        print(f"ratio pettingzoo (obs + info actions)/engine {info / ref:.2f}")
     if "vector" in med:
         print(f"ratio vector/engine {med['vector'] / ref:.2f}")
 

@@ -37,7 +37,7 @@ from ..core import (
     Observation,
     State,
 )
-from ._encode import encode_one
+from ._encode import TAB_CONST, encode_obs
 
 #: 40-card planes, in this order (see ``docs/envs.md``).
 PLANES: Final = (
@@ -90,6 +90,7 @@ _OFF: Final = {name: off for name, off, _ in FIELDS}
 SCALAR_OFFSET: Final = NUM_PLANES * NUM_CARDS
 
 _PHASE_INDEX: Final = {FREE: 0, RESPOND: 1, LEAD: 2, OVER: 3}
+assert all(k == v for k, v in _PHASE_INDEX.items())  # the kernel takes phases as they are
 
 
 def suit_order(game: Game, seat: int) -> tuple[int, ...]:
@@ -141,7 +142,6 @@ class SeatView:
         "seat",
         "shifts",
         "tab",
-        "template",
     )
 
     def __init__(self, game: Game, seat: int) -> None:
@@ -165,7 +165,6 @@ class SeatView:
         #: relative seat of absolute seat i, for i in range(n)
         self.rel_seat = tuple((i - seat) % n for i in range(n))
         self.rel4 = np.array([*self.rel_seat, *[0] * (4 - n)], dtype=np.int64)
-        self.tab = np.concatenate([self.perm, self.rel4])
         const = np.zeros(OBS_SIZE - SCALAR_OFFSET, dtype=np.float32)
         base = SCALAR_OFFSET
         for i in range(n):
@@ -177,10 +176,21 @@ class SeatView:
             const[_OFF["suit_map"] - base + r * 4 + s] = 1.0
         const[_OFF["rules"] - base : _OFF["rules"] - base + 15] = rules_features(game)
         self.const = const
-        #: a tensor of zeros with the constant scalars in place (the compiled
-        #: encoder starts from a copy)
-        self.template = np.zeros(OBS_SIZE, dtype=np.float32)
-        self.template[SCALAR_OFFSET:] = const
+        #: the compiled encoder's table (layout in ``_encode``): the card
+        #: permutation, relative seats, open hands, the cap, the constant scalars
+        #: (all 0 or 1, so they travel as ints)
+        assert np.all((const == 0) | (const == 1))
+        self.tab = np.concatenate(
+            [
+                self.perm,
+                self.rel4,
+                np.array(
+                    [int(game.open_hands), game.rules.max_actions_per_hand or 0], dtype=np.int64
+                ),
+                const.astype(np.int64),
+            ]
+        )
+        assert self.tab.shape[0] == TAB_CONST + const.shape[0]
 
 
 _VIEWS: dict[tuple[Game, int], SeatView] = {}
@@ -316,63 +326,98 @@ def encode_state(
     ``encode_observation(observe(state, seat))``, without building the observation).
     Written by one compiled call (:mod:`._encode`); with ``mask_out`` that call also
     writes :func:`action_mask` of ``state`` (the mask of the seat to act) there."""
-    game = state.game
-    view = seat_view(game, seat)
-    hands = state.hands
-    n = len(hands)
-    pile = state.pile
-    np_ = len(pile)
-    rev = pile[::-1] + _PAD5
-    phase = state.phase
-    to_act = state.to_act_seat
-    take = tm = 0
-    if phase == RESPOND:
-        take = min(game._req[to_act][pile[-1]], np_)
-        for c in pile[np_ - take :]:
-            tm |= 1 << c
-    known = state.known_cards
-    k0 = known(0) if seat != 0 else 0
-    k1 = known(1) if seat != 1 else 0
-    k2 = known(2) if n > 2 and seat != 2 else 0
-    k3 = known(3) if n > 3 and seat != 3 else 0
-    ints = (
-        n,
-        seat,
-        hands[0],
-        hands[1],
-        hands[2] if n > 2 else 0,
-        hands[3] if n > 3 else 0,
-        k0,
-        k1,
-        k2,
-        k3,
-        0,  # the pile mask: worked out by the kernel
-        rev[0],
-        rev[1],
-        rev[2],
-        rev[3],
-        rev[4],
-        state.discard,
-        state.origin.cards,
-        tm,
-        np_,
-        take,
-        to_act,
-        _PHASE_INDEX[phase],
-        state.turns,
-        game.rules.max_actions_per_hand or 0,
-        state.legal_action_mask() if mask_out is not None else 0,
-    )
     if out is None:
-        out = view.template.copy()
+        out = np.empty(OBS_SIZE, dtype=np.float32)
+    if mask_out is None:
+        encode_into(state, seat, out, _NO_MASK, 0)
     else:
-        out[:] = view.template
-    encode_one(out, _NO_MASK if mask_out is None else mask_out, view.tab, ints)
+        encode_into(state, seat, out, mask_out, state.legal_action_mask())
     return out
 
 
+def encode_into(
+    state: State,
+    seat: int,
+    out: npt.NDArray[np.float32],
+    mask_out: npt.NDArray[np.int8],
+    legal: int,
+) -> None:
+    """Write ``seat``'s tensor of ``state`` into ``out`` (every entry) and the bits
+    of ``legal`` into ``mask_out`` (every entry, unless it is empty): the fast path
+    of :func:`encode_state` for callers that own their arrays and know the mask."""
+    HandEncoder(state).encode(seat, out, mask_out, legal)
+
+
+class HandEncoder:
+    """The encoder of one hand's states, for a caller that observes every step (the
+    PettingZoo environment): it holds the hand's constants (the seats' tables, the
+    cards known at the start, the cards in play) so that :meth:`encode` only reads
+    the state's changing fields.
+
+    Why: an observation every step should cost about as little as an engine step,
+    and the compiled kernel's call is most of it already, so the Python side is one
+    tuple built from plain attribute reads (and one table lookup for a pickup)."""
+
+    __slots__ = ("req", "state", "tabs", "tail")
+
+    def __init__(self, state: State) -> None:
+        game = state.game
+        self.state = state
+        self.tabs = [seat_view(game, s).tab for s in range(game.n)]
+        origin = state.origin
+        self.tail = (*origin.known, origin.cards)
+        self.req = game._req
+
+    def encode(
+        self,
+        seat: int,
+        out: npt.NDArray[np.float32],
+        mask_out: npt.NDArray[np.int8],
+        legal: int,
+    ) -> None:
+        """Write ``seat``'s tensor of the state (as it is now) into ``out`` and the
+        bits of ``legal`` into ``mask_out`` (see :func:`encode_into`)."""
+        state = self.state
+        pile = state.pile
+        np_ = len(pile)
+        phase = state.phase
+        to_act = state.to_act_seat
+        take = tm = 0
+        if phase == RESPOND:
+            take = self.req[to_act][pile[-1]]
+            if take >= np_:
+                take = np_
+                tm = -1
+            else:
+                for c in pile[np_ - take :]:
+                    tm |= 1 << c
+        top = pile[:-6:-1]
+        encode_obs(
+            out,
+            mask_out,
+            self.tabs[seat],
+            (
+                seat,
+                state.discard,
+                tm,
+                np_,
+                take,
+                to_act,
+                phase,
+                state.turns,
+                legal,
+                *top,
+                *_PADS[len(top)],
+                *state.hands,
+                *state.picked,
+                *self.tail,
+            ),
+        )
+
+
+#: -1 padding of the top five pile cards, by how many there are
+_PADS: Final = tuple((-1,) * (5 - k) for k in range(6))
 _NO_MASK: Final = np.zeros(0, dtype=np.int8)
-_PAD5: Final = [-1] * 5
 
 
 def action_mask(state: State) -> npt.NDArray[np.int8]:

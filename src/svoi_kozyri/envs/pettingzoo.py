@@ -34,8 +34,8 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from ..core import NUM_ACTIONS, Game, IllegalMoveError, Rules, State, blind_owners
-from .encoding import OBS_SIZE, encode_state
+from ..core import NUM_ACTIONS, OVER, Game, IllegalMoveError, Rules, State, blind_owners
+from .encoding import OBS_SIZE, HandEncoder
 
 ENV_NAME = "svoi_kozyri_v0"
 AgentID = str
@@ -108,6 +108,11 @@ class raw_env(AECEnv):  # type: ignore[misc]
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
         self.state_: State | None = None
+        self._encoder: HandEncoder | None = None
+        # the observation made last in this step and its seat (-1: none), so that
+        # ``observe`` and ``last`` of the same agent in one step build it once
+        self._obs: ObsDict = {}
+        self._obs_seat = -1
 
     # -- spaces -------------------------------------------------------------------
 
@@ -133,6 +138,7 @@ class raw_env(AECEnv):  # type: ignore[misc]
         if seed is not None:
             self.dealer.seed(seed)
         state = self.state_ = self.dealer.deal()
+        self._encoder = HandEncoder(state)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -141,15 +147,26 @@ class raw_env(AECEnv):  # type: ignore[misc]
         self.infos: dict[AgentID, dict[str, Any]] = {a: {} for a in self.agents}
         self.agent_selection = self.agents[state.to_act_seat]
         self.infos[self.agent_selection]["legal_actions"] = state.legal_actions()
+        self._obs_seat = -1
 
     def observe(self, agent: AgentID) -> ObsDict:
         """``agent``'s observation tensor and action mask: fresh arrays (a stored
-        observation stays as it was), written by one compiled call."""
-        state = self.hand
+        observation stays as it was), written by one compiled call.  Asked twice
+        for the same agent within one step (``observe`` and ``last``), it returns
+        the same dict instead of building it again."""
         seat = self._index[agent]
-        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        obs = encode_state(state, seat, mask_out=mask if state.to_act_seat == seat else None)
-        return {"observation": obs, "action_mask": mask}
+        if seat == self._obs_seat:
+            return self._obs
+        enc = self._encoder
+        if enc is None:
+            raise RuntimeError("call reset() first")
+        state = enc.state
+        obs = np.empty(OBS_SIZE, dtype=np.float32)
+        mask = np.empty(NUM_ACTIONS, dtype=np.int8)
+        enc.encode(seat, obs, mask, state.legal_action_mask() if state.to_act_seat == seat else 0)
+        o = self._obs = {"observation": obs, "action_mask": mask}
+        self._obs_seat = seat
+        return o
 
     def step(self, action: int | None) -> None:
         """Apply the current agent's step action (``None`` once it is terminated)."""
@@ -158,8 +175,7 @@ class raw_env(AECEnv):  # type: ignore[misc]
             self._was_dead_step(action)
             return
         state = self.hand
-        infos = self.infos
-        infos[agent] = {}
+        self._obs_seat = -1
         try:
             if action is None:
                 raise IllegalMoveError("no action given")
@@ -167,8 +183,10 @@ class raw_env(AECEnv):  # type: ignore[misc]
         except IllegalMoveError as e:
             self._illegal(agent, str(e))
             return
+        infos = self.infos
+        infos[agent] = {}
         self._cumulative_rewards[agent] = 0.0
-        if state.is_over:
+        if state.phase == OVER:
             returns = state.returns()
             rewards = self.rewards
             for i, a in enumerate(self.agents):
