@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 from pettingzoo.test import api_test, seed_test
 
+from svoi_kozyri import observe
 from svoi_kozyri.envs import svoi_kozyri_v0
-from svoi_kozyri.envs.encoding import OBS_SIZE
+from svoi_kozyri.envs.encoding import OBS_SIZE, action_mask, encode_observation
 from svoi_kozyri.envs.pettingzoo import env, raw_env
 
 CONFIGS = [
@@ -87,3 +88,44 @@ def test_info_lists_legal_actions_of_the_agent_to_act() -> None:
 def test_versioned_name() -> None:
     assert svoi_kozyri_v0.raw_env.metadata["name"] == "svoi_kozyri_v0"
     assert isinstance(svoi_kozyri_v0.env(num_players=2).unwrapped, raw_env)
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=str)
+def test_observations_are_each_seats_own_and_fresh(config: dict) -> None:
+    """Every agent's observation, every step, equals the reference (numpy) encoding
+    of that seat's Observation, its mask is the engine's for the agent to act and
+    zeros for the others; asking twice in a step builds it once; and an
+    observation kept from an earlier step still holds what it held then."""
+    e = raw_env(**config)
+    e.reset(seed=11)
+    rng = random.Random(4)
+    kept: list[tuple[dict, np.ndarray, np.ndarray]] = []
+    big_piles = 0
+    for step in range(400):
+        agent = e.agent_selection
+        if e.terminations[agent]:
+            break
+        state = e.hand
+        big_piles += len(state.pile) > 5
+        for a in e.agents:
+            seat = e.agents.index(a)
+            obs = e.observe(a)
+            assert obs["observation"].dtype == np.float32
+            assert obs["action_mask"].dtype == np.int8
+            np.testing.assert_array_equal(
+                obs["observation"], encode_observation(observe(state, seat))
+            )
+            want = action_mask(state) if a == agent else np.zeros(41, np.int8)
+            np.testing.assert_array_equal(obs["action_mask"], want)
+        first = e.last()[0]
+        assert e.observe(agent) is first  # the same step: built once
+        if step % 7 == 0:
+            kept.append((first, first["observation"].copy(), first["action_mask"].copy()))
+        e.step(rng.choice(e.infos[agent]["legal_actions"]))
+        if not e.terminations[e.agent_selection]:
+            assert e.last()[0] is not first  # a new step: a new observation
+    for obs, tensor, mask in kept:
+        np.testing.assert_array_equal(obs["observation"], tensor)
+        np.testing.assert_array_equal(obs["action_mask"], mask)
+    if config.get("pickup_rule") == "whole_pile" or config == {"num_players": 4}:
+        assert big_piles  # the pickup cards of a pile of more than five were checked

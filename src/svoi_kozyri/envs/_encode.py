@@ -4,14 +4,17 @@
 Why: :func:`~svoi_kozyri.envs.encoding.encode_state` built the 634 floats with a
 dozen numpy calls (about 19 µs, ten engine steps); an environment that observes
 every step spent nearly all its time there.  This kernel writes the whole tensor
-(every entry, so the caller may pass ``np.empty``) and the mask in one call, from
-the observer's table and one flat tuple of ints read straight off the state.
+(every entry, so the caller may pass ``np.empty``) and the mask in one call.
 
-Why this calling convention: the cost of a call is numba's dispatch (about 0.3 µs,
-plus about 0.25 µs per array argument and a little per int), so the kernel takes
-only the arrays it writes and one constant table, and works out in compiled code
-what the caller used to compute in Python (the known cards, the pile mask, the
-constant part of the tensor).  The tuple's length is ``15 + 3 n``, so there is one
+Why this calling convention: the cost of a call is numba's dispatch, about 0.25 µs
+plus about 0.1 µs per array argument and, measured here, about 25 ns per int of a
+tuple argument.  So the kernel takes the two arrays it writes, one int64 table per
+(hand, seat) holding everything that does not change during the hand (the card
+permutation, relative seats, constant scalars, the game's beat and pickup tables,
+the cards known at the start and the cards in play), and a tuple of only the
+state's changing fields; it works out in compiled code what the caller used to
+compute in Python (known cards, the pile mask and size, the pickup count and
+cards, the legal mask).  The tuple's length is ``11 + 2 n``, so there is one
 compiled specialisation per player count.
 
 It produces exactly the layout of ``docs/envs.md`` (``tests/test_envs_encoding.py``
@@ -23,64 +26,103 @@ mypy does not check this module: numba infers its types.
 
 from __future__ import annotations
 
-from numba import njit
+from collections.abc import Callable
+
+import numpy as np
+from numba import njit, types
 
 from ..core import NUM_ACTIONS, NUM_CARDS
 
 _BASE = 14 * NUM_CARDS
-#: layout of the observer's table (``SeatView.tab``, int64)
+_NUM_CONST = 74
+_PICKUP_BIT = 1 << NUM_CARDS
+#: layout of a seat's table of a game (``SeatView.tab``, int64)
 TAB_REL = NUM_CARDS  # relative seat of each absolute seat (4, zero padded)
 TAB_OPEN = TAB_REL + 4  # 1 when every hand is open (Besicovitch)
 TAB_CAP = TAB_OPEN + 1  # the action cap (0: none)
 TAB_CONST = TAB_CAP + 1  # the constant scalars of the tensor (0/1 each)
-#: layout of the ints tuple: these scalars, then hands[n], picked[n] (the state's
-#: fields), then the hand's constants: known at start[n] and the cards in play
-I_SEAT, I_DISC, I_TAKE_MASK, I_PILE_LEN, I_TAKE = 0, 1, 2, 3, 4
-I_TO_ACT, I_PHASE, I_TURNS, I_LEGAL, I_TOP = 5, 6, 7, 8, 9
-I_HANDS = 14
+TAB_REQ = TAB_CONST + _NUM_CONST  # cards a pickup requires, [seat * 40 + top]
+TAB_BEAT = TAB_REQ + 4 * NUM_CARDS  # cards that beat a top card, [seat * 40 + top]
+#: then the hand's part (``HandEncoder``): the observer, known at start[4], in play
+TAB_SEAT = TAB_BEAT + 4 * NUM_CARDS
+TAB_KNOWN = TAB_SEAT + 1
+TAB_IN_PLAY = TAB_KNOWN + 4
+TAB_SIZE = TAB_IN_PLAY + 1
+#: layout of the ints tuple: these fields, then hands[n] and picked[n]
+I_DISC, I_TO_ACT, I_PHASE, I_TURNS, I_MASK_ANY, I_TAKE_MASK, I_TOP = 0, 1, 2, 3, 4, 5, 6
+I_HANDS = 11
+
+
+@njit(cache=True, inline="always")
+def _plane(out, p, m, tab):  # pragma: no cover - numba
+    """Write 40-card plane ``p`` of ``out``: the bits of mask ``m``, relative order."""
+    o = p * NUM_CARDS
+    for i in range(NUM_CARDS):
+        out[o + i] = (m >> tab[i]) & 1
 
 
 @njit(cache=True)
 def encode_obs(out, mask_out, tab, ints):  # pragma: no cover - numba
     """Write every entry of ``out`` (float32[634]) and, when it is not empty, of
-    ``mask_out`` (int8[41], the bits of ``ints[I_LEGAL]``).
+    ``mask_out`` (int8[41]: the legal actions of the seat to act if
+    ``ints[I_MASK_ANY]``, else only if the observer is to act, else zeros).
 
-    ``ints[I_TAKE_MASK]`` is the mask of the cards a pickup would take, -1 for the
-    whole pile; ``ints[I_TOP:I_TOP + 5]`` the top five pile cards, top first, -1
-    padded; ``ints[I_PHASE]`` 0 free, 1 respond, 2 lead, 3 over."""
-    n = (len(ints) - I_HANDS) // 3
-    seat = ints[I_SEAT]
+    ``ints[I_TAKE_MASK]``: the mask of the cards a pickup would take when the
+    caller worked it out (a pile of more than five cards), else -1;
+    ``ints[I_TOP:I_TOP + 5]`` the top five pile cards, top first, -1 padded;
+    ``ints[I_PHASE]`` 0 free, 1 respond, 2 lead, 3 over."""
+    n = (len(ints) - I_HANDS) // 2
+    seat = tab[TAB_SEAT]
     disc = ints[I_DISC]
-    in_play = ints[I_HANDS + 3 * n]
+    in_play = tab[TAB_IN_PLAY]
     open_hands = tab[TAB_OPEN]
+    to_act = ints[I_TO_ACT]
+    ph = ints[I_PHASE]
     held = 0
     for i in range(n):
         held |= ints[I_HANDS + i]
     own = ints[I_HANDS + seat]
     pm = in_play & ~(held | disc)
-    tm = ints[I_TAKE_MASK]
-    if tm < 0:
-        tm = pm
-    planes = [own, 0, 0, 0, pm, 0, 0, 0, 0, 0, disc, 0, 0, tm]
+    np_ = 0
+    x = pm
+    while x:
+        x &= x - 1
+        np_ += 1
+    take = 0
+    tm = 0
+    legal = 0
+    if ph == 1:
+        top = ints[I_TOP]
+        take = min(tab[TAB_REQ + to_act * NUM_CARDS + top], np_)
+        if ints[I_TAKE_MASK] >= 0:
+            tm = ints[I_TAKE_MASK]
+        elif take >= np_:
+            tm = pm
+        else:
+            for k in range(take):
+                tm |= 1 << ints[I_TOP + k]
+        legal = (tab[TAB_BEAT + to_act * NUM_CARDS + top] & ints[I_HANDS + to_act]) | _PICKUP_BIT
+    elif ph != 3:
+        legal = ints[I_HANDS + to_act]
+    _plane(out, 0, own, tab)
+    _plane(out, 4, pm, tab)
     for k in range(5):
         t = ints[I_TOP + k]
-        if t >= 0:
-            planes[5 + k] = 1 << t
+        _plane(out, 5 + k, (1 << t) if t >= 0 else 0, tab)
+    _plane(out, 10, disc, tab)
+    _plane(out, 13, tm, tab)
+    for r in range(n, 4):
+        _plane(out, r, 0, tab)  # relative seats that do not exist
     placed = own | disc
     for i in range(n):
         if i != seat:
             h = ints[I_HANDS + i]
-            kn = h if open_hands else (ints[I_HANDS + 2 * n + i] | ints[I_HANDS + n + i]) & h
-            planes[tab[TAB_REL + i]] = kn
+            kn = h if open_hands else (tab[TAB_KNOWN + i] | ints[I_HANDS + n + i]) & h
+            _plane(out, tab[TAB_REL + i], kn, tab)
             placed |= kn
-    planes[11] = in_play & ~(placed | pm)
-    planes[12] = ((1 << NUM_CARDS) - 1) & ~in_play
-    for p in range(14):
-        m = planes[p]
-        o = p * NUM_CARDS
-        for i in range(NUM_CARDS):
-            out[o + i] = (m >> tab[i]) & 1
-    for i in range(out.shape[0] - _BASE):
+    _plane(out, 11, in_play & ~(placed | pm), tab)
+    _plane(out, 12, ((1 << NUM_CARDS) - 1) & ~in_play, tab)
+    for i in range(_NUM_CONST):
         out[_BASE + i] = tab[TAB_CONST + i]
     for i in range(n):
         r = tab[TAB_REL + i]
@@ -91,15 +133,48 @@ def encode_obs(out, mask_out, tab, ints):  # pragma: no cover - numba
             c += 1
         out[_BASE + r] = c / NUM_CARDS
         out[_BASE + 8 + r] = 1.0 if c else 0.0
-    ph = ints[I_PHASE]
     if ph != 3:
-        out[_BASE + 12 + tab[TAB_REL + ints[I_TO_ACT]]] = 1.0
+        out[_BASE + 12 + tab[TAB_REL + to_act]] = 1.0
     out[_BASE + 16 + ph] = 1.0
-    out[_BASE + 56] = ints[I_PILE_LEN] / NUM_CARDS
-    out[_BASE + 57] = ints[I_TAKE] / NUM_CARDS
+    out[_BASE + 56] = np_ / NUM_CARDS
+    out[_BASE + 57] = take / NUM_CARDS
     cap = tab[TAB_CAP]
     out[_BASE + 58] = ints[I_TURNS] / cap if cap else 0.0
     if mask_out.shape[0]:
-        legal = ints[I_LEGAL]
+        if not ints[I_MASK_ANY] and to_act != seat:
+            legal = 0
         for a in range(NUM_ACTIONS):
             mask_out[a] = (legal >> a) & 1
+
+
+_KERNELS = {}
+
+
+def fresh_kernel(n: int) -> Callable[..., None]:
+    """The kernel's compiled entry point for C-contiguous float32/int8/int64 arrays
+    and ``n`` players (compiled on first use), or the dispatcher itself if this
+    numba does not expose it.  The entry point skips numba's type dispatch (about a
+    quarter of a call) but does not check the arrays' types, so only
+    :meth:`~svoi_kozyri.envs.encoding.HandEncoder.observe` calls it, with arrays it
+    has just made."""
+    k = _KERNELS.get(n)
+    if k is None:
+        ints = (0, 0, 3, 0, 0, -1, -1, -1, -1, -1, -1, *[0] * (2 * n))
+        out = np.empty(_BASE + _NUM_CONST, np.float32)
+        tab = np.zeros(TAB_SIZE, np.int64)
+        encode_obs(out, np.empty(NUM_ACTIONS, np.int8), tab, ints)
+        want = (
+            types.Array(types.float32, 1, "C"),
+            types.Array(types.int8, 1, "C"),
+            types.Array(types.int64, 1, "C"),
+            types.UniTuple(types.int64, len(ints)),
+        )
+        k = encode_obs
+        try:
+            res = encode_obs.overloads.get(want)
+            if res is not None:
+                k = res.entry_point
+        except AttributeError:  # pragma: no cover - another numba
+            pass
+        _KERNELS[n] = k
+    return k

@@ -19,8 +19,8 @@ size)`` for code.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Final
+from collections.abc import Callable, Sequence
+from typing import Any, Final
 
 import numpy as np
 import numpy.typing as npt
@@ -37,7 +37,7 @@ from ..core import (
     Observation,
     State,
 )
-from ._encode import TAB_CONST, encode_obs
+from ._encode import I_MASK_ANY, TAB_KNOWN, TAB_SEAT, TAB_SIZE, encode_obs, fresh_kernel
 
 #: 40-card planes, in this order (see ``docs/envs.md``).
 PLANES: Final = (
@@ -176,10 +176,15 @@ class SeatView:
             const[_OFF["suit_map"] - base + r * 4 + s] = 1.0
         const[_OFF["rules"] - base : _OFF["rules"] - base + 15] = rules_features(game)
         self.const = const
-        #: the compiled encoder's table (layout in ``_encode``): the card
-        #: permutation, relative seats, open hands, the cap, the constant scalars
-        #: (all 0 or 1, so they travel as ints)
+        #: the compiled encoder's table of this game and seat (layout in
+        #: ``_encode``): the card permutation, relative seats, open hands, the cap,
+        #: the constant scalars (all 0 or 1, so they travel as ints), the game's
+        #: pickup and beat tables; :class:`HandEncoder` appends the hand's part
         assert np.all((const == 0) | (const == 1))
+        req = np.zeros((4, NUM_CARDS), dtype=np.int64)
+        req[:n] = game._req
+        beat = np.zeros((4, NUM_CARDS), dtype=np.int64)
+        beat[:n] = game._beat
         self.tab = np.concatenate(
             [
                 self.perm,
@@ -188,9 +193,11 @@ class SeatView:
                     [int(game.open_hands), game.rules.max_actions_per_hand or 0], dtype=np.int64
                 ),
                 const.astype(np.int64),
+                req.reshape(-1),
+                beat.reshape(-1),
             ]
         )
-        assert self.tab.shape[0] == TAB_CONST + const.shape[0]
+        assert self.tab.shape[0] == TAB_SEAT
 
 
 _VIEWS: dict[tuple[Game, int], SeatView] = {}
@@ -328,91 +335,114 @@ def encode_state(
     writes :func:`action_mask` of ``state`` (the mask of the seat to act) there."""
     if out is None:
         out = np.empty(OBS_SIZE, dtype=np.float32)
-    if mask_out is None:
-        encode_into(state, seat, out, _NO_MASK, 0)
-    else:
-        encode_into(state, seat, out, mask_out, state.legal_action_mask())
+    hand_encoder(state).encode(
+        state, seat, out, _NO_MASK if mask_out is None else mask_out, mask_any=1
+    )
     return out
 
 
-def encode_into(
-    state: State,
-    seat: int,
-    out: npt.NDArray[np.float32],
-    mask_out: npt.NDArray[np.int8],
-    legal: int,
-) -> None:
-    """Write ``seat``'s tensor of ``state`` into ``out`` (every entry) and the bits
-    of ``legal`` into ``mask_out`` (every entry, unless it is empty): the fast path
-    of :func:`encode_state` for callers that own their arrays and know the mask."""
-    HandEncoder(state).encode(seat, out, mask_out, legal)
-
-
 class HandEncoder:
-    """The encoder of one hand's states, for a caller that observes every step (the
-    PettingZoo environment): it holds the hand's constants (the seats' tables, the
-    cards known at the start, the cards in play) so that :meth:`encode` only reads
-    the state's changing fields.
+    """The encoder of one hand's states (one deal, or one position start): it holds
+    each seat's table with the hand's constants in it (the cards known at the start,
+    the cards in play), so that :meth:`encode` only reads the state's changing
+    fields.
 
     Why: an observation every step should cost about as little as an engine step,
-    and the compiled kernel's call is most of it already, so the Python side is one
-    tuple built from plain attribute reads (and one table lookup for a pickup)."""
+    and numba's dispatch is most of it, at about 25 ns per int passed; so the Python
+    side is one short tuple of plain attribute reads, and the compiled kernel works
+    out the rest."""
 
-    __slots__ = ("req", "state", "tabs", "tail")
+    __slots__ = ("_kernel", "game", "origin", "req", "tabs")
+
+    _kernel: Callable[..., Any]
 
     def __init__(self, state: State) -> None:
         game = state.game
-        self.state = state
-        self.tabs = [seat_view(game, s).tab for s in range(game.n)]
-        origin = state.origin
-        self.tail = (*origin.known, origin.cards)
+        self.game = game
+        origin = self.origin = state.origin
         self.req = game._req
+        known = [*origin.known, 0, 0, 0, 0][:4]
+        tabs = []
+        for s in range(game.n):
+            tab = np.empty(TAB_SIZE, dtype=np.int64)
+            tab[:TAB_SEAT] = seat_view(game, s).tab
+            tab[TAB_SEAT] = s
+            tab[TAB_KNOWN : TAB_KNOWN + 4] = known
+            tab[TAB_KNOWN + 4] = origin.cards
+            tabs.append(tab)
+        self.tabs = tabs
+        self._kernel = fresh_kernel(game.n)
 
-    def encode(
-        self,
-        seat: int,
-        out: npt.NDArray[np.float32],
-        mask_out: npt.NDArray[np.int8],
-        legal: int,
-    ) -> None:
-        """Write ``seat``'s tensor of the state (as it is now) into ``out`` and the
-        bits of ``legal`` into ``mask_out`` (see :func:`encode_into`)."""
-        state = self.state
+    def _fields(self, state: State) -> tuple[int, ...]:
         pile = state.pile
         np_ = len(pile)
-        phase = state.phase
-        to_act = state.to_act_seat
-        take = tm = 0
-        if phase == RESPOND:
-            take = self.req[to_act][pile[-1]]
-            if take >= np_:
-                take = np_
-                tm = -1
-            else:
+        tm = -1
+        if np_ > 5 and state.phase == RESPOND:
+            take = self.req[state.to_act_seat][pile[-1]]
+            if take < np_:
+                tm = 0
                 for c in pile[np_ - take :]:
                     tm |= 1 << c
         top = pile[:-6:-1]
-        encode_obs(
-            out,
-            mask_out,
-            self.tabs[seat],
-            (
-                seat,
-                state.discard,
-                tm,
-                np_,
-                take,
-                to_act,
-                phase,
-                state.turns,
-                legal,
-                *top,
-                *_PADS[len(top)],
-                *state.hands,
-                *state.picked,
-                *self.tail,
-            ),
+        return (
+            state.discard,
+            state.to_act_seat,
+            state.phase,
+            state.turns,
+            0,
+            tm,
+            *top,
+            *_PADS[len(top)],
+            *state.hands,
+            *state.picked,
         )
+
+    def encode(
+        self,
+        state: State,
+        seat: int,
+        out: npt.NDArray[np.float32],
+        mask_out: npt.NDArray[np.int8],
+        mask_any: int = 0,
+    ) -> None:
+        """Write ``seat``'s tensor of ``state`` (a state of this hand) into ``out``
+        (every entry) and, unless ``mask_out`` is empty, the action mask into it
+        (every entry): the legal actions if ``seat`` is to act (or ``mask_any`` is
+        1), else zeros."""
+        ints = self._fields(state)
+        if mask_any:
+            ints = (*ints[:I_MASK_ANY], 1, *ints[I_MASK_ANY + 1 :])
+        encode_obs(out, mask_out, self.tabs[seat], ints)
+
+    def observe(
+        self, state: State, seat: int
+    ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.int8]]:
+        """``seat``'s tensor of ``state`` and its action mask (zeros unless ``seat``
+        is to act), in fresh arrays.
+
+        Why a separate method: the arrays are made here, so their types are known,
+        and the kernel is called through its compiled entry point for this player
+        count, which skips numba's type dispatch (about a quarter of the call)."""
+        obs = np.empty(OBS_SIZE, dtype=np.float32)
+        mask = np.empty(NUM_ACTIONS, dtype=np.int8)
+        self._kernel(obs, mask, self.tabs[seat], self._fields(state))
+        return obs, mask
+
+
+#: the encoders of the hands used last, by the identity of their origin (the entry
+#: holds the origin, so its id cannot be reused while cached)
+_HANDS: dict[int, HandEncoder] = {}
+
+
+def hand_encoder(state: State) -> HandEncoder:
+    """The cached :class:`HandEncoder` of ``state``'s hand."""
+    origin = state.origin
+    enc = _HANDS.get(id(origin))
+    if enc is None or enc.origin is not origin or enc.game is not state.game:
+        if len(_HANDS) > 64:
+            _HANDS.clear()
+        enc = _HANDS[id(origin)] = HandEncoder(state)
+    return enc
 
 
 #: -1 padding of the top five pile cards, by how many there are

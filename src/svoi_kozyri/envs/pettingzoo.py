@@ -35,7 +35,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from ..core import NUM_ACTIONS, OVER, Game, IllegalMoveError, Rules, State, blind_owners
-from .encoding import OBS_SIZE, HandEncoder
+from .encoding import OBS_SIZE, HandEncoder, hand_encoder
 
 ENV_NAME = "svoi_kozyri_v0"
 AgentID = str
@@ -138,7 +138,7 @@ class raw_env(AECEnv):  # type: ignore[misc]
         if seed is not None:
             self.dealer.seed(seed)
         state = self.state_ = self.dealer.deal()
-        self._encoder = HandEncoder(state)
+        self._encoder = hand_encoder(state)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -158,12 +158,10 @@ class raw_env(AECEnv):  # type: ignore[misc]
         if seat == self._obs_seat:
             return self._obs
         enc = self._encoder
-        if enc is None:
+        state = self.state_
+        if enc is None or state is None:
             raise RuntimeError("call reset() first")
-        state = enc.state
-        obs = np.empty(OBS_SIZE, dtype=np.float32)
-        mask = np.empty(NUM_ACTIONS, dtype=np.int8)
-        enc.encode(seat, obs, mask, state.legal_action_mask() if state.to_act_seat == seat else 0)
+        obs, mask = enc.observe(state, seat)
         o = self._obs = {"observation": obs, "action_mask": mask}
         self._obs_seat = seat
         return o
