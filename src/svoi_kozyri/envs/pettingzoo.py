@@ -172,11 +172,14 @@ class raw_env(AECEnv):  # type: ignore[misc]
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        state = self.hand
+        state = self.state_
+        if state is None:
+            raise RuntimeError("call reset() first")
         self._obs_seat = -1
+        if action is None:
+            self._illegal(agent, "no action given")
+            return
         try:
-            if action is None:
-                raise IllegalMoveError("no action given")
             state.apply_action(action)
         except IllegalMoveError as e:
             self._illegal(agent, str(e))
