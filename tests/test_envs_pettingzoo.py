@@ -129,3 +129,20 @@ def test_observations_are_each_seats_own_and_fresh(config: dict) -> None:
         np.testing.assert_array_equal(obs["action_mask"], mask)
     if config.get("pickup_rule") == "whole_pile" or config == {"num_players": 4}:
         assert big_piles  # the pickup cards of a pile of more than five were checked
+
+
+def test_wrapped_last_keeps_the_order_check() -> None:
+    """``env()``'s direct ``last`` still refuses before ``reset`` (as PettingZoo's
+    wrapper does) and then answers exactly as the raw environment."""
+    from pettingzoo.utils.wrappers import OrderEnforcingWrapper
+
+    e = env(num_players=3)
+    assert isinstance(e, OrderEnforcingWrapper)
+    with pytest.raises(AttributeError):
+        e.last()
+    e.reset(seed=5)
+    obs, reward, term, trunc, info = e.last()
+    raw = e.unwrapped
+    assert obs is raw.observe(raw.agent_selection)
+    assert (reward, term, trunc) == (0.0, False, False)
+    assert info["legal_actions"] == raw.hand.legal_actions()

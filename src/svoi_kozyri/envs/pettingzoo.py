@@ -222,6 +222,22 @@ class raw_env(AECEnv):  # type: ignore[misc]
         """Nothing to release."""
 
 
+class OrderEnforcing(wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
+    """PettingZoo's order-enforcing wrapper with a direct :meth:`last`.
+
+    Why: the inherited ``last`` reads five attributes of the wrapped environment
+    through the wrapper's ``__getattr__`` (which builds a set on every access) and
+    cost more than the observation itself; this one makes the same check once and
+    asks the environment."""
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """``env.last`` of the wrapped environment, after the wrapper's reset check."""
+        if not self._has_reset:
+            raise AttributeError("agent_selection cannot be accessed before reset")
+        result: tuple[Any, float, bool, bool, dict[str, Any]] = self.env.last(observe)
+        return result
+
+
 def env(num_players: int | None = 4, **kwargs: Any) -> Any:
     """The environment with PettingZoo's order-enforcing wrapper (see :class:`raw_env`)."""
-    return wrappers.OrderEnforcingWrapper(raw_env(num_players=num_players, **kwargs))
+    return OrderEnforcing(raw_env(num_players=num_players, **kwargs))
