@@ -1,0 +1,94 @@
+"""A watchdog that names what blocks the event loop (a diagnostic, off by default).
+
+With ``SVOI_KOZYRI_LOOP_WATCH_MS=20`` in a server process's environment, a task
+on the loop touches a timestamp every few milliseconds and a thread checks it;
+when the loop has not come back for longer than the threshold, the thread takes
+the loop thread's stack (``sys._current_frames``) and logs its innermost frames
+of this package and SQLAlchemy/psycopg, once per blocking episode.  Built to find
+the synchronous database calls left on the hot path of the two-worker benchmark
+(py-spy needs ptrace, which a container often refuses); costs one wake-up of
+the loop every ``TICK_S`` while on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import sys
+import threading
+import time
+import traceback
+
+log = logging.getLogger("svoi_kozyri.server.loopwatch")
+
+ENV = "SVOI_KOZYRI_LOOP_WATCH_MS"
+TICK_S = 0.005
+
+
+def threshold_from_env() -> float | None:
+    """The threshold in seconds from :data:`ENV`, or None when off."""
+    raw = os.environ.get(ENV, "")
+    try:
+        ms = float(raw)
+    except ValueError:
+        return None
+    return ms / 1000.0 if ms > 0 else None
+
+
+class LoopWatch:
+    """Logs the loop thread's stack whenever the loop is blocked too long."""
+
+    def __init__(self, threshold_s: float) -> None:
+        self.threshold_s = threshold_s
+        self.blocked = 0
+        """Blocking episodes seen."""
+        self._beat = time.monotonic()
+        self._stop = threading.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._thread: threading.Thread | None = None
+        self._loop_thread = threading.get_ident()
+
+    def start(self) -> None:
+        """Start (on the loop to watch)."""
+        self._loop_thread = threading.get_ident()
+        self._beat = time.monotonic()
+        self._task = asyncio.get_running_loop().create_task(self._touch())
+        self._thread = threading.Thread(target=self._watch, name="loopwatch", daemon=True)
+        self._thread.start()
+
+    async def stop(self) -> None:
+        """Stop the task and the thread."""
+        self._stop.set()
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(BaseException):
+                await self._task
+        if self._thread is not None:
+            self._thread.join(timeout=1.0)
+
+    async def _touch(self) -> None:
+        while True:
+            self._beat = time.monotonic()
+            await asyncio.sleep(TICK_S)
+
+    def _watch(self) -> None:
+        reported = 0.0
+        while not self._stop.wait(self.threshold_s / 4):
+            beat = self._beat
+            late = time.monotonic() - beat - TICK_S
+            if late < self.threshold_s or beat == reported:
+                continue
+            reported = beat  # once per episode
+            self.blocked += 1
+            frame = sys._current_frames().get(self._loop_thread)
+            if frame is None:
+                continue
+            stack = traceback.extract_stack(frame)
+            keep = [
+                f"{os.path.basename(f.filename)}:{f.lineno} {f.name}"
+                for f in stack
+                if any(k in f.filename for k in ("svoi_kozyri", "sqlalchemy", "psycopg"))
+            ]
+            log.warning("event loop blocked %.0f ms at %s", late * 1000, " < ".join(keep[::-1][:8]))
