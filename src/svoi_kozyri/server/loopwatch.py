@@ -4,7 +4,7 @@ With ``SVOI_KOZYRI_LOOP_WATCH_MS=20`` in a server process's environment, a task
 on the loop touches a timestamp every few milliseconds and a thread checks it;
 when the loop has not come back for longer than the threshold, the thread takes
 the loop thread's stack (``sys._current_frames``) and logs its innermost frames
-of this package and SQLAlchemy/psycopg, once per blocking episode.  Built to find
+outside the standard library, once per blocking episode.  Built to find
 the synchronous database calls left on the hot path of the two-worker benchmark
 (py-spy needs ptrace, which a container often refuses); costs one wake-up of
 the loop every ``TICK_S`` while on.
@@ -17,6 +17,7 @@ import contextlib
 import logging
 import os
 import sys
+import sysconfig
 import threading
 import time
 import traceback
@@ -25,6 +26,7 @@ log = logging.getLogger("svoi_kozyri.server.loopwatch")
 
 ENV = "SVOI_KOZYRI_LOOP_WATCH_MS"
 TICK_S = 0.005
+_STDLIB = sysconfig.get_paths()["stdlib"]
 
 
 def threshold_from_env() -> float | None:
@@ -86,9 +88,9 @@ class LoopWatch:
             if frame is None:
                 continue
             stack = traceback.extract_stack(frame)
-            keep = [
+            keep = [  # the caller's frames, innermost first: not the stdlib's
                 f"{os.path.basename(f.filename)}:{f.lineno} {f.name}"
                 for f in stack
-                if any(k in f.filename for k in ("svoi_kozyri", "sqlalchemy", "psycopg"))
+                if not f.filename.startswith(_STDLIB)
             ]
             log.warning("event loop blocked %.0f ms at %s", late * 1000, " < ".join(keep[::-1][:8]))
