@@ -26,7 +26,7 @@ from fastapi.responses import (
 from fastapi.staticfiles import StaticFiles
 
 from ..core import CardError, parse_card
-from . import analysis_api, deals, learn, loopwatch, session_end
+from . import analysis_api, deals, gcpolicy, learn, loopwatch, session_end
 from .accounts import AccountSettings
 from .auth import LINK_TTL_S
 from .cards_svg import back_svg, card_svg
@@ -127,9 +127,14 @@ def create_app(
             watch.start()
         await hub.start()
         await players.start()
+        collector = gcpolicy.from_env()  # the collector's long pauses, see gcpolicy.py
+        if collector is not None:
+            collector.start()
         try:
             yield
         finally:
+            if collector is not None:
+                await collector.stop()
             await players.stop()
             await hub.stop()
             store.close()

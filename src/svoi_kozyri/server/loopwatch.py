@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 import os
 import sys
@@ -46,16 +47,29 @@ class LoopWatch:
         self.threshold_s = threshold_s
         self.blocked = 0
         """Blocking episodes seen."""
-        self._beat = time.monotonic()
+        self._beat = self._started = time.monotonic()
         self._stop = threading.Event()
         self._task: asyncio.Task[None] | None = None
         self._thread: threading.Thread | None = None
         self._loop_thread = threading.get_ident()
 
+    def _gc(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._gc_t0 = time.thread_time()
+            return
+        took = time.thread_time() - self._gc_t0  # CPU time: not the waits for a core
+        gen = info.get("generation", 0)
+        self.gc_s[gen] += took
+        self.gc_n[gen] += 1
+        self.gc_max[gen] = max(self.gc_max[gen], took)
+
     def start(self) -> None:
         """Start (on the loop to watch)."""
+        self.gc_s, self.gc_n, self.gc_max = [0.0] * 3, [0] * 3, [0.0] * 3
+        self._gc_t0 = 0.0
+        gc.callbacks.append(self._gc)
         self._loop_thread = threading.get_ident()
-        self._beat = time.monotonic()
+        self._beat = self._started = time.monotonic()
         self._task = asyncio.get_running_loop().create_task(self._touch())
         self._thread = threading.Thread(target=self._watch, name="loopwatch", daemon=True)
         self._thread.start()
@@ -63,6 +77,8 @@ class LoopWatch:
     async def stop(self) -> None:
         """Stop the task and the thread."""
         self._stop.set()
+        with contextlib.suppress(ValueError):
+            gc.callbacks.remove(self._gc)
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(BaseException):
@@ -71,8 +87,18 @@ class LoopWatch:
             self._thread.join(timeout=1.0)
 
     async def _touch(self) -> None:
+        last = time.monotonic()
         while True:
-            self._beat = time.monotonic()
+            self._beat = now = time.monotonic()
+            if now - last >= 10.0:  # the garbage collector's pauses, every 10 s
+                last = now
+                log.warning(
+                    "gc pauses by generation: %s",
+                    ", ".join(
+                        f"{n} x, {1000 * t:.0f} ms, max {1000 * m:.1f} ms"
+                        for n, t, m in zip(self.gc_n, self.gc_s, self.gc_max, strict=True)
+                    ),
+                )
             await asyncio.sleep(TICK_S)
 
     def _watch(self) -> None:
@@ -93,4 +119,9 @@ class LoopWatch:
                 for f in stack
                 if not f.filename.startswith(_STDLIB)
             ]
-            log.warning("event loop blocked %.0f ms at %s", late * 1000, " < ".join(keep[::-1][:8]))
+            log.warning(
+                "event loop blocked %.0f ms (t=%.1f s) at %s",
+                late * 1000,
+                beat - self._started,
+                " < ".join(keep[::-1][:16]),
+            )
