@@ -211,6 +211,10 @@ def test_position_takes_typed_cards_and_points_text_to_the_notation_layer() -> N
         game.position([parse_cards("6S"), parse_cards("7H")], "9D")  # type: ignore[arg-type]
     with pytest.raises(PositionError, match="card set"):
         game.position([parse_cards("6S"), -1])
+    with pytest.raises(PositionError, match="one card set per seat"):
+        game.position(None)  # type: ignore[arg-type]
+    with pytest.raises(PositionError, match="pile"):
+        game.position([parse_cards("6S"), parse_cards("7H")], ["9D"])  # type: ignore[list-item]
     with pytest.raises(PositionError, match="pile"):
         game.position([parse_cards("6S"), parse_cards("7H")], [99])
     with pytest.raises(CardError):

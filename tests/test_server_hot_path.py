@@ -19,36 +19,26 @@ import pytest
 from svoi_kozyri.server.db import AsyncAppender, StaleVersionError, Store
 from svoi_kozyri.server.hub import Hub
 from svoi_kozyri.server.live import LiveTable
-from svoi_kozyri.server.process import PostgresUnavailableError, throwaway_postgres
 from svoi_kozyri.server.schemas import CreateTableRequest, JoinRequest, TableConfig
 from svoi_kozyri.server.transport import Conn
+from test_server_postgres import postgres_url  # noqa: F401  (the fixture)
 
 pytestmark = pytest.mark.timeout(120)
 
 _names = itertools.count()
 
 
-@pytest.fixture(scope="module")
-def postgres_server() -> Iterator[str]:
-    pytest.importorskip("psycopg", reason="psycopg is not installed")
-    try:
-        with throwaway_postgres() as url:
-            yield url
-    except PostgresUnavailableError as e:
-        pytest.skip(str(e))
-
-
 @pytest.fixture
-def store(postgres_server: str) -> Iterator[Store]:
+def store(postgres_url: str) -> Iterator[Store]:  # noqa: F811
     """A fresh, migrated database of its own for each test."""
     import psycopg
 
     name = f"sk_hot{next(_names)}"
-    plain = postgres_server.replace("postgresql+psycopg://", "postgresql://")
+    plain = postgres_url.replace("postgresql+psycopg://", "postgresql://")
     with psycopg.connect(plain, autocommit=True) as conn:
         conn.execute(f"DROP DATABASE IF EXISTS {name}")
         conn.execute(f"CREATE DATABASE {name}")
-    s = Store(postgres_server.rsplit("/", 1)[0] + "/" + name, migrate=True)
+    s = Store(postgres_url.rsplit("/", 1)[0] + "/" + name, migrate=True)
     yield s
     s.close()
 

@@ -506,26 +506,32 @@ class Game:
         """
         n = self.n
         hs: list[int] = [0] * n
-        if isinstance(hands, Mapping):
+        # Values are checked here, typed Any: mypyc would otherwise refuse a wrong
+        # type with a bare TypeError before the helpful PositionError below.
+        loose: Any = hands
+        if isinstance(loose, Mapping):
             given = set()
-            for key, value in hands.items():
+            for key, value in loose.items():
                 seat = parse_seat(key, n)
                 hs[seat] = _card_set(value, f"the hand of {seat_name(seat)}")
                 given.add(seat)
             if len(given) != n:
                 raise PositionError(f"a position must list the hands of all {n} seats")
         else:
-            if isinstance(hands, str):
+            if isinstance(loose, str):
                 raise PositionError(_TEXT_HINT.format(what="hands"))
-            hl = list(hands)
+            if not isinstance(loose, Iterable):
+                raise PositionError(f"hands are one card set per seat, not {loose!r}")
+            hl: list[Any] = list(loose)
             if len(hl) != n:
                 raise PositionError(f"a position must list {n} hands, not {len(hl)}")
             for i, value in enumerate(hl):
                 hs[i] = _card_set(value, f"the hand of {seat_name(i)}")
-        if isinstance(pile, str):
+        loose_pile: Any = pile
+        if isinstance(loose_pile, str):
             raise PositionError(_TEXT_HINT.format(what="the pile"))
         pile_cards: list[int] = []
-        for c in pile:
+        for c in loose_pile:
             if type(c) is not int or not 0 <= c < NUM_CARDS:
                 raise PositionError(f"the pile holds cards (ints 0..{NUM_CARDS - 1}), not {c!r}")
             pile_cards.append(c)
