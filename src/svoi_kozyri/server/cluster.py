@@ -555,10 +555,14 @@ class Cluster:
                 self._behind(live, version)
 
     async def _reload_seats(self, live: LiveTable) -> None:
-        rows = await self._pool.fetch(
-            "SELECT seat, name, token_hash FROM sk_seats WHERE table_id = %(t)s",
-            {"t": live.game.table_id},
-        )
+        try:
+            rows = await self._pool.fetch(
+                "SELECT seat, name, token_hash FROM sk_seats WHERE table_id = %(t)s",
+                {"t": live.game.table_id},
+            )
+        except Exception as e:  # a join here re-reads the seats if it needs them
+            log.warning("table %s: seats not reloaded (%s)", live.game.table_id, e)
+            return
         for seat, name, token_hash in rows:
             info = live.game.seats[int(seat)]
             info.name, info.token_hash = name, token_hash
