@@ -226,3 +226,115 @@ def test_a_refused_commit_refuses_the_ones_behind_it_and_reloads(store: Store) -
         await hub.stop()
 
     asyncio.run(go())
+
+
+def test_the_async_heartbeat_drops_dead_processes_and_their_presence(store: Store) -> None:
+    """The once-a-second heartbeat is one statement on the async pool now; it keeps
+    the synchronous one's meaning: renew this process, drop the dead and their
+    presence rows, answer the living."""
+    import psycopg
+
+    _plain_table(store, "t1")
+    with psycopg.connect(_dsn(store), autocommit=True) as c:
+        c.execute(
+            "INSERT INTO sk_processes (owner, expires) VALUES "
+            "('dead', extract(epoch from clock_timestamp()) - 10), "
+            "('alive', extract(epoch from clock_timestamp()) + 60), "
+            "('me', extract(epoch from clock_timestamp()) - 10)"  # my own lapsed row
+        )
+        c.execute(
+            "INSERT INTO sk_presence (table_id, owner, seats, spectators) VALUES "
+            "('t1', 'dead', '0', 0), ('t1', 'alive', '1', 2)"
+        )
+
+    async def go() -> set[str]:
+        app = store.appender()
+        assert app is not None
+        try:
+            return await app.heartbeat("me", 4.0)
+        finally:
+            await app.close()
+
+    assert asyncio.run(go()) == {"me", "alive"}
+    assert store.presence("t1") == {"alive": ("1", 2)}  # the dead one's row is gone
+    assert store.heartbeat("me", 4.0) == {"me", "alive"}  # the sync path agrees
+
+
+def test_a_catch_up_runs_off_the_loop_once_per_table_and_applies_each_event_once(
+    store: Store,
+) -> None:
+    async def go() -> None:
+        hub = Hub(store, seed=5)  # a cluster (PostgreSQL), not started
+        cluster = hub.cluster
+        assert cluster is not None
+        live = await _two_player_table(hub)
+        table_id = live.game.table_id
+        conn = Conn(None, None)  # type: ignore[arg-type]  # a spectator here
+        live.conns.add(conn)
+
+        pool = hub.master.appender
+        assert isinstance(pool, AsyncAppender)
+        gate = asyncio.Event()
+        reads = 0
+        real_read = pool.events_since
+
+        async def gated_read(t: str, seq: int) -> list[tuple[int, dict[str, Any]]]:
+            nonlocal reads
+            reads += 1
+            await gate.wait()
+            return await real_read(t, seq)
+
+        pool.events_since = gated_read  # type: ignore[method-assign]
+
+        # another process commits two moves (read back with a second game)
+        other = hub.store.load(table_id)
+        assert other is not None
+        from svoi_kozyri.server.master import game_from_stored
+
+        g2 = game_from_stored(other)
+        for v in (1, 2):
+            st = g2.state
+            assert st is not None and st.to_act is not None
+            p = g2.prepare_move(st.to_act, str(st.legal_moves()[0]))
+            store.append_event(table_id, v, p.event, g2.status)
+            g2.apply(p.event, p)
+        cluster.on_notify(json.dumps({"k": "ev", "t": table_id, "o": "other", "v": 2}))
+        cluster.on_notify(json.dumps({"k": "ev", "t": table_id, "o": "other", "v": 3}))
+        task = live.catching
+        assert task is not None and live.stale
+        await asyncio.sleep(0.05)  # the loop runs meanwhile: the read is awaited
+        assert reads == 1 and live.game.version == 1  # one read for both notifications
+        hub.scheduler.schedule(live)
+        assert live.handle is None  # nothing automatic fires on a stale table
+        gate.set()
+        await task
+        assert not live.stale and live.catching is None
+        assert live.game.version == 3 == store.versions([table_id])[table_id]
+        assert [e["move"] for e in live.game.events[1:]] == [e["move"] for e in g2.events[1:]]
+        assert [v["version"] for v in _states(conn)] == [3]  # announced once, caught up
+        await hub.stop()
+
+    asyncio.run(go())
+
+
+def test_the_loop_watch_names_the_blocking_call(caplog: pytest.LogCaptureFixture) -> None:
+    import time
+
+    from svoi_kozyri.server.loopwatch import LoopWatch
+
+    def blocking_statement() -> None:
+        time.sleep(0.15)  # stands for a synchronous database round trip
+
+    async def go() -> int:
+        watch = LoopWatch(0.03)
+        watch.start()
+        await asyncio.sleep(0.05)
+        blocking_statement()
+        await asyncio.sleep(0.05)
+        await watch.stop()
+        return watch.blocked
+
+    with caplog.at_level("WARNING", logger="svoi_kozyri.server.loopwatch"):
+        assert asyncio.run(go()) == 1
+    (record,) = [r for r in caplog.records if r.name.endswith("loopwatch")]
+    assert "blocking_statement" in record.getMessage()

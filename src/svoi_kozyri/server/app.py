@@ -26,7 +26,7 @@ from fastapi.responses import (
 from fastapi.staticfiles import StaticFiles
 
 from ..core import CardError, parse_card
-from . import analysis_api, deals, learn, session_end
+from . import analysis_api, deals, gcpolicy, learn, loopwatch, session_end
 from .accounts import AccountSettings
 from .auth import LINK_TTL_S
 from .cards_svg import back_svg, card_svg
@@ -121,14 +121,25 @@ def create_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        watch_s = loopwatch.threshold_from_env()
+        watch = loopwatch.LoopWatch(watch_s) if watch_s is not None else None
+        if watch is not None:  # a diagnostic: what blocks the loop (off by default)
+            watch.start()
         await hub.start()
         await players.start()
+        collector = gcpolicy.from_env()  # the collector's long pauses, see gcpolicy.py
+        if collector is not None:
+            collector.start()
         try:
             yield
         finally:
+            if collector is not None:
+                await collector.stop()
             await players.stop()
             await hub.stop()
             store.close()
+            if watch is not None:
+                await watch.stop()
 
     app = FastAPI(title="Svoi Kozyri", lifespan=lifespan, docs_url="/api/docs", redoc_url=None)
     app.state.hub = hub

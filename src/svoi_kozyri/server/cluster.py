@@ -45,7 +45,7 @@ import socket
 import time
 from typing import TYPE_CHECKING, Any
 
-from .db import CHANNEL, DB_NOW
+from .db import CHANNEL, DB_NOW, AsyncAppender, StoredTable
 from .live import LiveTable
 
 if TYPE_CHECKING:
@@ -86,6 +86,17 @@ class Cluster:
         """Tables whose lease this process wants to take."""
         self._wake = asyncio.Event()
         self._writer: asyncio.Task[None] | None = None
+        self._loading: dict[str, list[str]] = {}
+        """Tables announced by another process that are being loaded here (off the
+        loop), with the notifications about them heard meanwhile, replayed in
+        order once the table is in memory (none is lost)."""
+
+    @property
+    def _pool(self) -> AsyncAppender:
+        """The async connections of the hot path (the master's appender)."""
+        pool = self.hub.master.appender
+        assert pool is not None, "several processes need PostgreSQL"
+        return pool
 
     # -- life cycle ------------------------------------------------------------------
 
@@ -157,9 +168,12 @@ class Cluster:
 
     def attach(self, live: LiveTable) -> None:
         """A table was loaded here: learn who is connected to it elsewhere."""
+        self._set_attached(live, self.store.presence(live.game.table_id))
+
+    def _set_attached(self, live: LiveTable, presence: dict[str, tuple[str, int]]) -> None:
         remote: dict[str, frozenset[int]] = {}
         watching: dict[str, int] = {}
-        for o, (seats, spectators) in self.store.presence(live.game.table_id).items():
+        for o, (seats, spectators) in presence.items():
             if o == self.owner:
                 continue
             if seats:
@@ -369,7 +383,8 @@ class Cluster:
                 async with await psycopg.AsyncConnection.connect(dsn, autocommit=True) as conn:
                     await conn.execute(f"LISTEN {CHANNEL}")
                     self._listening.set()
-                    self.catch_up_all()
+                    # in a task: the notifications are read from the first moment
+                    self.hub.scheduler.spawn(self._safety_net())
                     async for n in conn.notifies():
                         self.heard += 1
                         try:
@@ -388,20 +403,22 @@ class Cluster:
         if msg.get("o") == self.owner:
             return
         kind, table_id = msg.get("k"), str(msg.get("t"))
+        loading = self._loading.get(table_id)
+        if loading is not None:
+            loading.append(payload)  # replayed once the table is loaded
+            return
         if kind == "new":
-            self.hub.get(table_id)
+            if table_id not in self.hub.tables and len(table_id) <= 32:
+                self._loading[table_id] = []
+                self.hub.scheduler.spawn(self._load_new(table_id))
             return
         live = self.hub.tables.get(table_id)
         if live is None:
             return
         if kind == "ev":
-            if int(msg["v"]) > live.game.version:
-                if self._idle_here(live):
-                    live.stale = True  # nobody here needs it now: catch up when used
-                else:
-                    self.catch_up(live)
+            self._behind(live, int(msg["v"]))
         elif kind == "seat":
-            self._reload_seats(live)
+            self.hub.scheduler.spawn(self._reload_seats(live))
         elif kind == "pres":
             seats = frozenset(int(c) for c in str(msg.get("s", "")))
             self._set_spectators(live, str(msg["o"]), int(msg.get("n", 0)))
@@ -411,19 +428,103 @@ class Cluster:
 
             chat.deliver(self.store, live, dict(msg["m"]))
 
+    def _behind(self, live: LiveTable, version: int) -> None:
+        """Another process committed ``version`` of the table."""
+        if version <= live.game.version:
+            return
+        live.want_version = max(live.want_version, version)
+        if self._idle_here(live) and live.catching is None:
+            live.stale = True  # nobody here needs it now: catch up when used
+        else:
+            self.catch_up(live)
+
+    async def _load_new(self, table_id: str) -> None:
+        """Load a table another process created, off the event loop (a load is a
+        few statements; 1,000 tables created at the other process blocked this
+        loop for seconds)."""
+        stored: StoredTable | None = None
+        presence: dict[str, tuple[str, int]] = {}
+        try:
+            stored, presence = await asyncio.to_thread(self._read_table, table_id)
+        except Exception as e:
+            log.warning("table %s: not loaded (%s)", table_id, e)
+        finally:
+            heard = self._loading.pop(table_id, [])
+        if stored is not None and table_id not in self.hub.tables:
+            live = self.hub.adopt(stored)
+            if live is not None:
+                self._set_attached(live, presence)
+        for payload in heard:
+            try:
+                self.on_notify(payload)
+            except Exception as e:
+                log.warning("notification %r not handled: %s", payload[:80], e)
+
+    def _read_table(self, table_id: str) -> tuple[StoredTable | None, dict[str, tuple[str, int]]]:
+        stored = self.store.load(table_id)
+        return stored, (self.store.presence(table_id) if stored is not None else {})
+
     def _idle_here(self, live: LiveTable) -> bool:
         """No socket and no lease here: the table's changes can wait."""
         return not live.conns and live.lease_until <= time.monotonic()
 
-    def refresh(self, live: LiveTable) -> None:
-        """Bring a stale table up to date without announcing it (nobody watches it
-        here): the scheduler calls it before computing the table's next action,
-        so a process taking over a dead process's table acts on the newest state."""
-        self.catch_up(live, announce=False)
+    def refresh(self, live: LiveTable) -> bool:
+        """Bring a stale table up to date before the scheduler computes its next
+        action, so a process taking over a dead process's table acts on the newest
+        state.  True if it is up to date now; otherwise the catch-up runs (off the
+        loop's critical path) and schedules the table again when it is done."""
+        if not live.stale:
+            return True
+        self.catch_up(live)
+        return False
 
-    def catch_up(self, live: LiveTable, *, announce: bool = True) -> None:
-        """Apply the events other processes committed since this process's version."""
-        live.stale = False
+    def catch_up(self, live: LiveTable) -> asyncio.Task[None]:
+        """Apply the events other processes committed since this process's version:
+        read on the async connections (a synchronous read here blocked every table
+        of the process for each round trip), then announced and scheduled.  At most
+        one read per table runs; the table stays ``stale`` (nothing automatic is
+        fired on it) until it has caught up."""
+        live.stale = True
+        if live.catching is None:
+            live.catching = asyncio.get_running_loop().create_task(self._catch_up(live))
+        return live.catching
+
+    async def _catch_up(self, live: LiveTable) -> None:
+        applied = False
+        try:
+            for _ in range(10):  # bounded: each round reads what was missing
+                game = live.game
+                rows = await self._pool.events_since(game.table_id, game.version)
+                if live.game is not game:
+                    continue  # rebuilt from the database meanwhile: look again
+                for seq, event in rows:
+                    if seq < game.version:
+                        # already applied here (committed by us, or pending and
+                        # then refused by the version check, which rebuilds)
+                        continue
+                    if seq > game.version:
+                        break
+                    game.apply(event)
+                    applied = True
+                if not rows or game.version >= live.want_version:
+                    live.stale = False  # nothing newer is stored: up to date
+                    break
+        except Exception as e:
+            log.warning("table %s: catching up failed (%s); reloading", live.game.table_id, e)
+            live.catching = None
+            live.stale = False
+            self.hub.master.reload(live)
+            return
+        live.catching = None
+        if applied:
+            live.turn_since = time.monotonic()
+            self.hub.master.changed(live)
+        else:
+            self.hub.scheduler.schedule(live)
+
+    def catch_up_now(self, live: LiveTable) -> None:
+        """:meth:`catch_up` at once, blocking (HTTP reads of a table that must see
+        its newest state; not the hot path)."""
         game = live.game
         try:
             events = self.store.events_since(game.table_id, game.version)
@@ -433,26 +534,38 @@ class Cluster:
             log.warning("table %s: catching up failed (%s); reloading", game.table_id, e)
             self.hub.master.reload(live)
             return
+        if live.catching is None and game.version >= live.want_version:
+            live.stale = False
         if events:
             live.turn_since = time.monotonic()
-            if announce:
-                self.hub.master.changed(live)
+            self.hub.master.changed(live)
 
-    def catch_up_all(self) -> None:
+    async def _safety_net(self) -> None:
+        try:
+            await self.catch_up_all()
+        except Exception as e:
+            log.warning("tables not compared with the database (%s)", e)
+
+    async def catch_up_all(self) -> None:
         """Bring every live table to the database's version (safety net)."""
         tables = self.hub.tables
-        for table_id, version in self.store.versions(list(tables)).items():
+        for table_id, version in (await self._pool.versions(list(tables))).items():
             live = tables.get(table_id)
-            if live is not None and version > live.game.version:
-                if self._idle_here(live):
-                    live.stale = True
-                else:
-                    self.catch_up(live)
+            if live is not None:
+                self._behind(live, version)
 
-    def _reload_seats(self, live: LiveTable) -> None:
-        for row in self.store.load_seats(live.game.table_id):
-            info = live.game.seats[int(row["seat"])]
-            info.name, info.token_hash = row["name"], row["token_hash"]
+    async def _reload_seats(self, live: LiveTable) -> None:
+        try:
+            rows = await self._pool.fetch(
+                "SELECT seat, name, token_hash FROM sk_seats WHERE table_id = %(t)s",
+                {"t": live.game.table_id},
+            )
+        except Exception as e:  # a join here re-reads the seats if it needs them
+            log.warning("table %s: seats not reloaded (%s)", live.game.table_id, e)
+            return
+        for seat, name, token_hash in rows:
+            info = live.game.seats[int(seat)]
+            info.name, info.token_hash = name, token_hash
         self.hub.master.changed(live)
 
     @staticmethod
@@ -480,12 +593,12 @@ class Cluster:
         while True:
             await asyncio.sleep(HEARTBEAT_S)
             try:
-                self._tick()
+                await self._tick()
             except Exception as e:
                 log.warning("cluster heartbeat failed: %s", e)
 
-    def _tick(self) -> None:
-        alive = self._alive = self.store.heartbeat(self.owner, PROCESS_TTL_S)
+    async def _tick(self) -> None:
+        alive = self._alive = await self._pool.heartbeat(self.owner, PROCESS_TTL_S)
         now = time.monotonic()
         due: list[LiveTable] = []
         for live in list(self.hub.tables.values()):
@@ -516,15 +629,18 @@ class Cluster:
                 and (live.local_human_seats() or self.hub.scheduler.deadline(live)[0] is not None)
             ):
                 due.append(live)
-        self._renew(due, now)
-        self.catch_up_all()
+        await self._renew(due)
+        await self.catch_up_all()
 
-    def _renew(self, due: list[LiveTable], now: float) -> None:
+    async def _renew(self, due: list[LiveTable]) -> None:
         """Renew the leases of ``due`` in one statement; a table whose lease could
         not be renewed that way (it ran out, or passed to another process) goes
-        through :meth:`_take`, which also arms the retry."""
+        to the batched take, which also arms the retry."""
+        if not due:
+            return
+        now = time.monotonic()  # before the statement: the lease runs at least this long
         try:
-            renewed = self.store.renew_leases(
+            renewed = await self._pool.renew_leases(
                 self.owner, [live.game.table_id for live in due], LEASE_S
             )
         except Exception as e:
@@ -533,5 +649,9 @@ class Cluster:
         for live in due:
             if live.game.table_id in renewed:
                 live.lease_until = now + LEASE_S - 0.5
-            else:
+            elif self._writer is None:
                 self._take(live)
+            else:
+                live.lease_until = 0.0  # not renewed: not held until taken again
+                self._takes[live.game.table_id] = live
+                self._wake.set()

@@ -199,6 +199,33 @@ _APPEND_RAW = """WITH up AS (
 """The same statement as ``_APPEND_PG_NOTIFY`` for psycopg itself."""
 
 
+_RENEW_RAW = f"""UPDATE sk_leases SET expires = {_DB_NOW} + %(ttl)s
+    WHERE owner = %(o)s AND table_id = ANY(%(ids)s) RETURNING table_id"""
+_HEARTBEAT_RAW = f"""WITH hb AS (
+        INSERT INTO sk_processes (owner, expires) VALUES (%(o)s, {_DB_NOW} + %(ttl)s)
+        ON CONFLICT (owner) DO UPDATE SET expires = EXCLUDED.expires RETURNING owner
+    ), dead AS (
+        SELECT owner FROM sk_processes WHERE expires < {_DB_NOW} AND owner <> %(o)s
+    ), gone_presence AS (
+        DELETE FROM sk_presence WHERE owner IN (SELECT owner FROM dead)
+    ), gone AS (
+        DELETE FROM sk_processes WHERE owner IN (SELECT owner FROM dead)
+    )
+    SELECT owner FROM hb
+    UNION SELECT owner FROM sk_processes WHERE owner NOT IN (SELECT owner FROM dead)"""
+"""The heartbeat of :meth:`Store.heartbeat` as one statement: renew this process,
+drop the dead ones and their presence, return the living (every part of a
+statement sees the same snapshot, so the renewed row comes from ``hb``)."""
+
+
+def _json_value(value: Any) -> dict[str, Any]:
+    """A ``json`` column as psycopg returns it (already parsed, or text)."""
+    if isinstance(value, str | bytes):
+        parsed: dict[str, Any] = json.loads(value)
+        return parsed
+    return dict(value)
+
+
 class AsyncAppender:
     """PostgreSQL appends on the event loop, without threads or the ORM layer.
 
@@ -267,6 +294,54 @@ class AsyncAppender:
         await self._put(conn)
         if len(rows) != 1:
             raise StaleVersionError(f"table {table_id} is not at version {seq}")
+
+    async def fetch(self, sql: str, params: dict[str, Any]) -> list[tuple[Any, ...]]:
+        """Run one statement (autocommit) on a pooled connection; its rows.
+
+        The cluster's reads and writes of the hot path (the catch-up read, the
+        once-a-second heartbeat, renewals and versions) go through here: run
+        synchronously they blocked the event loop, every table stalled, for
+        each round trip."""
+        conn = await self._get()
+        try:
+            cur = await conn.execute(sql, params)
+            rows = await cur.fetchall() if cur.description is not None else []
+        except BaseException:
+            with contextlib.suppress(Exception):
+                await conn.close()
+            await self._put(None)
+            raise
+        await self._put(conn)
+        return [tuple(r) for r in rows]
+
+    async def events_since(self, table_id: str, seq: int) -> list[tuple[int, dict[str, Any]]]:
+        """(seq, event) of the events numbered ``seq`` and later, in order."""
+        rows = await self.fetch(
+            "SELECT seq, data FROM sk_events WHERE table_id = %(t)s AND seq >= %(s)s ORDER BY seq",
+            {"t": table_id, "s": seq},
+        )
+        return [(int(r[0]), _json_value(r[1])) for r in rows]
+
+    async def versions(self, table_ids: list[str]) -> dict[str, int]:
+        """:meth:`Store.versions` without blocking the loop."""
+        if not table_ids:
+            return {}
+        rows = await self.fetch(
+            "SELECT id, version FROM sk_tables WHERE id = ANY(%(ids)s)", {"ids": table_ids}
+        )
+        return {str(r[0]): int(r[1]) for r in rows}
+
+    async def renew_leases(self, owner: str, table_ids: list[str], ttl: float) -> set[str]:
+        """:meth:`Store.renew_leases` without blocking the loop."""
+        if not table_ids:
+            return set()
+        rows = await self.fetch(_RENEW_RAW, {"o": owner, "ids": table_ids, "ttl": ttl})
+        return {str(r[0]) for r in rows}
+
+    async def heartbeat(self, owner: str, ttl: float) -> set[str]:
+        """:meth:`Store.heartbeat` in one statement (one round trip, one transaction)."""
+        rows = await self.fetch(_HEARTBEAT_RAW, {"o": owner, "ttl": ttl})
+        return {str(r[0]) for r in rows}
 
     async def close(self) -> None:
         """Close the idle connections."""

@@ -29,7 +29,7 @@ from . import chat
 from .auth import LinkSigner, hash_token, new_token, seat_of_token
 from .bot_runner import CHEAP_BOTS, BotRunner, EnginePool, bot_names, default_bot
 from .cluster import Cluster
-from .db import Store
+from .db import Store, StoredTable
 from .guard import Limits, RateLimiter
 from .live import LiveTable
 from .master import TableMaster, game_from_stored
@@ -139,19 +139,29 @@ class Hub:
         await self.master.aclose()
         self.runner.stop()
 
-    def get(self, table_id: str) -> LiveTable | None:
-        """A live table, loading a finished one from the store on demand."""
+    def get(self, table_id: str, *, fresh: bool = True) -> LiveTable | None:
+        """A live table, loading a finished one from the store on demand.  With
+        ``fresh`` a table other processes moved on is caught up at once (HTTP
+        reads); sockets pass False and await the catch-up off the loop instead."""
         live = self.tables.get(table_id)
-        if live is not None and live.stale and self.cluster is not None:
-            self.cluster.catch_up(live)
+        if live is not None and live.stale and fresh and self.cluster is not None:
+            self.cluster.catch_up_now(live)
         if live is None and len(table_id) <= 32:
             stored = self.store.load(table_id)
             if stored is not None:
-                live = LiveTable.fresh(game_from_stored(stored))
-                if live.game.status != "finished":  # finished tables never change
-                    self.tables[table_id] = live
-                    if self.cluster is not None:
-                        self.cluster.attach(live)
+                live = self.adopt(stored)
+                if live is None:  # finished tables never change: not kept in memory
+                    live = LiveTable.fresh(game_from_stored(stored))
+                elif self.cluster is not None:
+                    self.cluster.attach(live)
+        return live
+
+    def adopt(self, stored: StoredTable) -> LiveTable | None:
+        """Keep a table loaded from the store in memory (None if it is finished)."""
+        live = LiveTable.fresh(game_from_stored(stored))
+        if live.game.status == "finished":
+            return None
+        self.tables[stored.id] = live
         return live
 
     # -- HTTP actions ------------------------------------------------------------------
@@ -212,22 +222,32 @@ class Hub:
         if live is None:
             raise TableError("no_table", f"no table {table_id!r}")
         game = live.game
-        free = [i for i, s in enumerate(game.seats) if not s.taken]
-        if req.seat is not None:
-            if req.seat >= game.n or req.seat not in free:
-                raise TableError("seat_taken", f"seat {req.seat} is not a free human seat")
-            seat = req.seat
-        elif free:
-            seat = free[0]
-        else:
-            raise TableError("table_full", "every seat of this table is taken")
         token = new_token()
         th = hash_token(token)
-        info = game.seats[seat]
-        info.name, info.token_hash = req.name, th
-        if not self.store.claim_seat(table_id, seat, req.name, th, game.status):
+        for _ in range(game.n):
+            free = [i for i, s in enumerate(game.seats) if not s.taken]
+            if req.seat is not None:
+                if req.seat >= game.n or req.seat not in free:
+                    raise TableError("seat_taken", f"seat {req.seat} is not a free human seat")
+                seat = req.seat
+            elif free:
+                seat = free[0]
+            else:
+                raise TableError("table_full", "every seat of this table is taken")
+            info = game.seats[seat]
+            info.name, info.token_hash = req.name, th
+            if self.store.claim_seat(table_id, seat, req.name, th, game.status):
+                break
             info.name, info.token_hash = None, None
-            raise TableError("seat_taken", f"seat {seat} was just taken")
+            if self.cluster is None:
+                raise TableError("seat_taken", f"seat {seat} was just taken")
+            # Taken at another process whose notification has not been applied
+            # here yet: learn the seats from the database and choose again.
+            for row in self.store.load_seats(table_id):
+                other = game.seats[int(row["seat"])]
+                other.name, other.token_hash = row["name"], row["token_hash"]
+        else:
+            raise TableError("seat_taken", "the seats were just taken")
         live.absent_since[seat] = time.monotonic()
         if self.cluster is not None:
             self.cluster.announce_seats(table_id)
@@ -283,7 +303,7 @@ class Hub:
         closes the socket with :data:`~.transport.CLOSE_POLICY` after an error
         message, and an unexpected failure closes it with 1011 and one log line.
         """
-        live = self.get(table_id)
+        live = self.get(table_id, fresh=False)
         if live is None:
             await ws.send_text(error_text("no_table", f"no table {table_id!r}"))
             await ws.close(code=4404)
@@ -305,7 +325,9 @@ class Hub:
         conn.send(ServerWelcome(table_id=table_id, seat=conn.seat, name=name).model_dump_json())
         live.conns.add(conn)
         if live.stale and self.cluster is not None:
-            self.cluster.catch_up(live)
+            # shielded: a socket closing must not cancel the table's catch-up
+            await asyncio.shield(self.cluster.catch_up(live))
+            live = self.tables.get(table_id, live)
         self._seen(live)
         if self.cluster is not None:
             self.cluster.presence(live)
@@ -332,6 +354,10 @@ class Hub:
                     conn.send(error_text("already_greeted", "this connection already said hello"))
                 else:
                     live = self.tables.get(table_id, live)
+                    if live.stale and self.cluster is not None:
+                        # another process moved the table: apply that first, so
+                        # the move is checked against the newest version
+                        await asyncio.shield(self.cluster.catch_up(live))
                     await self.master.handle(live, conn, msg)
         except FatalMessage as e:
             conn.send(error_text(e.code, str(e)))

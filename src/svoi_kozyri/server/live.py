@@ -40,6 +40,11 @@ class LiveTable:
     stale: bool = False
     """Other processes committed events this process has not applied yet (it
     catches up when the table is next used here)."""
+    want_version: int = 0
+    """The newest version other processes are known to have committed (from their
+    notifications or the safety net): a catch-up reads until it is there."""
+    catching: asyncio.Task[None] | None = None
+    """The catch-up read under way (at most one per table)."""
     pending: int = 0
     """Events applied in memory whose commit is still under way: nothing about the
     table is announced until it is back to 0 (committed before announced)."""

@@ -45,9 +45,10 @@ class Scheduler:
         self.may_act: Callable[[LiveTable], bool] = lambda _live: True
         """Whether this process fires the table's automatic actions (the table's
         lease holder when several processes share the tables)."""
-        self.refresh: Callable[[LiveTable], None] = lambda _live: None
+        self.refresh: Callable[[LiveTable], bool] = lambda _live: True
         """Applies the events other processes committed to a table marked stale
-        (several processes), before its next action is computed."""
+        (several processes), before its next action is computed; False while that
+        is under way (the table is scheduled again when it is done)."""
         self._tasks: set[asyncio.Future[None]] = set()
 
     def paused(self, live: LiveTable, now: float | None = None) -> bool:
@@ -120,14 +121,12 @@ class Scheduler:
         if live.handle is not None:
             live.handle.cancel()
             live.handle = None
-        if live.stale:
-            # Catch up (a synchronous read) only if this process is to act on the
-            # table: at 1,000 tables the other process's presence changes made
-            # one such read per table here, blocking the loop for seconds.  If the
-            # lease is being taken, the take schedules the table again.
-            if not self.may_act(live):
-                return
-            self.refresh(live)
+        # A stale table is caught up (a database read) only if this process is
+        # to act on it: at 1,000 tables the other process's presence changes
+        # made one such read per table here.  If the lease is being taken, the
+        # take schedules the table again; so does the catch-up when it is done.
+        if live.stale and (not self.may_act(live) or not self.refresh(live)):
+            return
         delay, kind = self.deadline(live)
         if delay is None or kind is None:
             return
@@ -158,6 +157,9 @@ class Scheduler:
         if game.version != version or self.commit is None:
             return
         if not self.may_act(live):  # the lease went to another process
+            return
+        if live.stale:  # another process moved it: catch up first (then rescheduled)
+            self.schedule(live)
             return
         try:
             if kind == "pause":
