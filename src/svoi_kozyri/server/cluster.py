@@ -565,6 +565,10 @@ class Cluster:
             return
         for seat, name, token_hash in rows:
             info = live.game.seats[int(seat)]
+            if token_hash is None and info.token_hash is not None:
+                # rows read before a join at this process committed: a seat once
+                # taken stays taken, so a stale read must not empty it again
+                continue
             info.name, info.token_hash = name, token_hash
         self.hub.master.changed(live)
 
