@@ -18,7 +18,9 @@ decision at the step level, chosen uniformly at random among the legal actions:
   ``info["legal_actions"]`` (the same legal set as the mask) so that the figure is
   the environment's cost rather than the random agent's; ``pettingzoo (no obs)``: the same loop with
   ``env.last(observe=False)`` and the legal actions from ``info``; ``pettingzoo
-  (wrapped)``: ``env()`` (order enforcing) with observations;
+  (wrapped)``: ``env()`` (order enforcing) with observations, the action from the
+  mask; ``pettingzoo (wrapped + info actions)``: the same, the action from
+  ``info["legal_actions"]``;
 * ``gymnasium``: the learner's steps against random bots (the bots' moves are done
   inside ``step`` and not counted);
 * ``openspiel``: ``legal_actions`` + ``apply_action`` on the Python game's state
@@ -176,6 +178,9 @@ def main() -> None:
         ),
         "pettingzoo (no obs)": pettingzoo_loop(args.players, wrapped=False, observe=False),
         "pettingzoo (wrapped)": pettingzoo_loop(args.players, wrapped=True, observe=True),
+        "pettingzoo (wrapped + info actions)": pettingzoo_loop(
+            args.players, wrapped=True, observe=True, info_actions=True
+        ),
         "gymnasium": gymnasium_loop(args.players),
         "openspiel": openspiel_loop(args.players),
         "vector": vector_loop(rules, args.batch, "random"),
@@ -203,9 +208,9 @@ def main() -> None:
         print(f"{name:32s} {rate:>12,.0f} steps/s   {rate / ref:6.2f} x engine")
     if "pettingzoo" in med:
         print(f"ratio pettingzoo/engine {med['pettingzoo'] / ref:.2f}")
-    info = med.get("pettingzoo (obs + info actions)")
-    if info is not None:
-        print(f"ratio pettingzoo (obs + info actions)/engine {info / ref:.2f}")
+    for name in ("pettingzoo (obs + info actions)", "pettingzoo (wrapped + info actions)"):
+        if name in med:
+            print(f"ratio {name}/engine {med[name] / ref:.2f}")
     if "vector" in med:
         print(f"ratio vector/engine {med['vector'] / ref:.2f}")
 

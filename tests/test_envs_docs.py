@@ -31,10 +31,11 @@ def test_example_runs(code: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert capsys.readouterr().out.strip()  # every example prints its result
 
 
-def test_vector_docstring_example() -> None:
+@pytest.mark.parametrize("name", ["vector", "_fasthand"])
+def test_docstring_examples(name: str) -> None:
     import doctest
+    import importlib
 
-    import svoi_kozyri.envs.vector as module
-
+    module = importlib.import_module(f"svoi_kozyri.envs.{name}")
     failures, tried = doctest.testmod(module)
     assert tried > 0 and failures == 0

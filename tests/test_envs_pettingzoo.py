@@ -146,3 +146,100 @@ def test_wrapped_last_keeps_the_order_check() -> None:
     assert obs is raw.observe(raw.agent_selection)
     assert (reward, term, trunc) == (0.0, False, False)
     assert info["legal_actions"] == raw.hand.legal_actions()
+
+
+FAST_CONFIGS = [c for c in CONFIGS if c.get("suit_assignment") != "blind" and "variant" not in c]
+
+
+@pytest.mark.parametrize("config", FAST_CONFIGS, ids=str)
+def test_compiled_hand_plays_exactly_as_the_engine_state(config: dict) -> None:
+    """The compiled fast path and the engine path, from the same seeds and actions:
+    the same agent to act, observation, mask, infos, rewards and terminations at
+    every step of whole hands, and the same engine state at the end."""
+    fast, slow = raw_env(**config), raw_env(compiled_hand=False, **config)
+    assert fast._fast is not None and slow._fast is None
+    rng = random.Random(7)
+    steps = 0
+    for hand in range(4):
+        fast.reset(seed=100 + hand)
+        slow.reset(seed=100 + hand)
+        for agent in fast.agent_iter():
+            assert agent == slow.agent_selection
+            # observed in runs and skipped in runs: the step builds the next
+            # observation only while the loop keeps asking for them
+            observing = (steps // 5) % 3 != 2
+            a, b = fast.last(observing), slow.last(observing)
+            if observing:
+                np.testing.assert_array_equal(a[0]["observation"], b[0]["observation"])
+                np.testing.assert_array_equal(a[0]["action_mask"], b[0]["action_mask"])
+                if steps % 4 == 0:  # another seat's view in the same step
+                    other = fast.agents[(fast.agents.index(agent) + 1) % len(fast.agents)]
+                    c, d = fast.observe(other), slow.observe(other)
+                    np.testing.assert_array_equal(c["observation"], d["observation"])
+                    np.testing.assert_array_equal(c["action_mask"], d["action_mask"])
+            assert a[1:] == b[1:]
+            if a[2] or a[3]:
+                fast.step(None)
+                slow.step(None)
+                continue
+            action = rng.choice(a[4]["legal_actions"])
+            fast.step(action)
+            slow.step(action)
+            steps += 1
+        assert fast.rewards == slow.rewards and fast._cumulative_rewards == slow._cumulative_rewards
+        assert fast.hand.is_over and repr(fast.hand) == repr(slow.hand)
+        assert fast.hand.result == slow.hand.result
+    assert steps > 100
+
+
+@pytest.mark.parametrize("bad", [99, -5, 2**70, True, 3.0, "7", np.int64(99)], ids=repr)
+def test_bad_actions_are_illegal_and_change_nothing(bad: object) -> None:
+    """Out of range, a bool, a float, a string or a NumPy integer that is no card:
+    the hand ends for the offender with the engine's reason, the engine state stays."""
+    for compiled in (True, False):
+        e = raw_env(num_players=4, compiled_hand=compiled)
+        e.reset(seed=3)
+        agent = e.agent_selection
+        before = repr(e.hand)
+        e.step(bad)
+        assert all(e.terminations.values())
+        assert e.rewards[agent] == -1.0
+        assert e.infos[agent]["illegal"] == agent and e.infos[agent]["why"]
+        assert repr(e.hand) == before
+
+
+def test_numpy_integer_actions_are_accepted() -> None:
+    e = raw_env(num_players=3)
+    e.reset(seed=4)
+    for _ in range(50):
+        agent = e.agent_selection
+        if e.terminations[agent]:
+            break
+        e.step(np.int64(e.infos[agent]["legal_actions"][-1]))
+        assert "illegal" not in e.infos[agent]
+
+
+def test_wrapped_step_and_iterator_keep_the_order_checks() -> None:
+    """``env()``'s direct ``step`` and ``agent_iter`` still refuse before ``reset``
+    and still insist on a step between two agents, as PettingZoo's wrapper does."""
+    e = env(num_players=2)
+    with pytest.raises(Exception, match="reset"):
+        e.step(0)
+    with pytest.raises(Exception, match="reset"):
+        e.agent_iter()
+    e.reset(seed=1)
+    it = iter(e.agent_iter())
+    next(it)
+    with pytest.raises(AssertionError, match="step"):
+        next(it)
+
+
+def test_human_render_mode_prints_every_step(capsys: pytest.CaptureFixture[str]) -> None:
+    """With ``render_mode="human"`` the engine state is printed after each step
+    (the compiled hand is not used: every step needs the engine state anyway)."""
+    e = raw_env(num_players=2, render_mode="human")
+    assert e._fast is None
+    e.reset(seed=2)
+    for _ in range(3):
+        e.step(e.infos[e.agent_selection]["legal_actions"][0])
+    assert capsys.readouterr().out.count("\n") >= 3

@@ -59,10 +59,12 @@ from .game import (
     parse_seat,
     seat_name,
 )
+from .moves import as_action
 from .observation import Observation, determinize, observe, sample_hands
 from .outcome import Outcome, Result, Termination
 from .rules import Rules
 from .session import HandRecord, Session
+from .tables import actions_of_mask
 
 __all__ = [
     "ALL_CARDS",
@@ -105,6 +107,8 @@ __all__ = [
     "State",
     "SvoiKozyriError",
     "Termination",
+    "actions_of_mask",
+    "as_action",
     "blind_owners",
     "card",
     "cards_of",

@@ -179,8 +179,10 @@ def decode_log_entry(e: int) -> tuple[int, Move, CardSet]:
     )
 
 
-def _as_action(a: object) -> int:
-    """An int-like step action (e.g. a NumPy integer) as an int; -1 if it is not one."""
+def as_action(a: object) -> int:
+    """An int-like step action (e.g. a NumPy integer) as an int; -1 if it is not one
+    (a bool is not: ``True`` would otherwise be card 1).  The conversion
+    :meth:`State.apply_action` makes, public for wrappers that check actions first."""
     if isinstance(a, bool) or not hasattr(a, "__index__"):
         return -1
     return int(a.__index__())

@@ -36,7 +36,7 @@ from .moves import (
     PICKUP,
     RESPOND,
     Move,
-    _as_action,
+    as_action,
     check_move,
     decode_log_entry,
     moves_for,
@@ -427,7 +427,7 @@ class State:
         if type(a) is int:
             self._step(a)
             return
-        i = _as_action(a)
+        i = as_action(a)
         if i < 0:
             raise self._illegal_step(a)
         self._step(i)

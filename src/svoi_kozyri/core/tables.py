@@ -30,6 +30,16 @@ def _actions_of(mask: int) -> tuple[int, ...]:
     return t
 
 
+def actions_of_mask(mask: int) -> tuple[int, ...]:
+    """The step actions of a legal-action bitmask (bit :data:`PICKUP` = 40 for a
+    refusal), ascending: the tuple :meth:`State.legal_actions` returns for that mask.
+
+    Why public: simulators that keep legal actions as bitmasks (the compiled hand of
+    the AEC environment) hand out the same tuples as the engine, from the same cache.
+    """
+    return _ACTIONS_CACHE.get(mask) or _actions_of(mask)
+
+
 # Zobrist keys of positions for the repetition guard (SPEC D6.1): 128-bit values
 # from a fixed seed, XOR-updated as cards move, so a position key is one int (no
 # tuple allocation in the hot loop).  Two different positions of a hand share a key

@@ -19,6 +19,7 @@ import numpy as np
 import numpy.typing as npt
 from llvmlite import ir
 from numba import njit, types
+from numba.core import cgutils
 from numba.extending import intrinsic
 
 from ..core import NUM_ACTIONS, NUM_CARDS, PICKUP
@@ -140,6 +141,48 @@ def _unmanaged(typingctx, arr):
         return out._getvalue()
 
     return arr(arr), codegen
+
+
+def _view_codegen(ndim):
+    def codegen(context, builder, signature, args):
+        src_ty = signature.args[0]
+        ary = context.make_array(src_ty)(context, builder, args[0])
+        out = context.make_array(signature.return_type)(context, builder)
+        intp = types.intp
+        dims = [
+            context.cast(builder, v, t, intp)
+            for v, t in zip(args[2:], signature.args[2:], strict=True)
+        ]
+        size = context.get_abi_sizeof(context.get_data_type(src_ty.dtype))
+        itemsize = context.get_constant(intp, size)
+        strides = [itemsize] if ndim == 1 else [builder.mul(dims[1], itemsize), itemsize]
+        context.populate_array(
+            out,
+            data=builder.gep(ary.data, [context.cast(builder, args[1], signature.args[1], intp)]),
+            shape=cgutils.pack_array(builder, dims),
+            strides=cgutils.pack_array(builder, strides),
+            itemsize=itemsize,
+            meminfo=None,
+        )
+        return out._getvalue()
+
+    return codegen
+
+
+@intrinsic
+def _span(typingctx, arr, off, length):
+    """``arr[off : off + length]`` of a C-contiguous 1-d array as a view without an
+    owner (like :func:`_unmanaged`), made in a few instructions: numba's slicing and
+    ``reshape`` cost some 25 ns a view, which the one-hand kernels, making a dozen
+    views of one array per call, would pay on every step.  No bounds are checked."""
+    return types.Array(arr.dtype, 1, "C")(arr, off, length), _view_codegen(1)
+
+
+@intrinsic
+def _block(typingctx, arr, off, rows, cols):
+    """``arr[off : off + rows * cols].reshape(rows, cols)`` of a C-contiguous 1-d
+    array as a view without an owner (see :func:`_span`)."""
+    return types.Array(arr.dtype, 2, "C")(arr, off, rows, cols), _view_codegen(2)
 
 
 @njit(cache=True, inline="always")
@@ -672,72 +715,195 @@ def _legal_masks(out, S, P, beat):
             out[b, i] = (m >> i) & 1
 
 
+@njit(cache=True, inline="always")
+def _observe_row(row, seat, b, S, P, flags, req, rel_of_abs, const, rel_seat, deck, masks):
+    """Write ``seat``'s tensor of hand ``b`` into ``row`` (every entry); ``masks`` is
+    a scratch array of 14 int64."""
+    n = flags[_F_N]
+    cap = flags[_F_CAP]
+    base = 14 * NUM_CARDS
+    own = S[b, _C_HANDS + seat]
+    disc = S[b, _C_DISCARD]
+    masks[:] = 0
+    masks[0] = own
+    placed = own | disc
+    for i in range(n):
+        if i != seat:
+            kn = (S[b, _C_KNOWN + i] | S[b, _C_PICKED + i]) & S[b, _C_HANDS + i]
+            masks[rel_seat[seat, i]] = kn
+            placed |= kn
+    np_ = S[b, _C_PLEN]
+    pm = np.int64(0)
+    for j in range(np_):
+        pm |= _bit(P[b, j])
+    masks[4] = pm
+    for k in range(min(5, np_)):
+        masks[5 + k] = _bit(P[b, np_ - 1 - k])
+    masks[10] = disc
+    masks[11] = deck & ~(placed | pm)
+    masks[12] = ((np.int64(1) << NUM_CARDS) - 1) & ~deck
+    take = 0
+    ph = S[b, _C_PHASE]
+    to_act = S[b, _C_TO_ACT]
+    if ph == _RESPOND and np_:
+        take = min(req[to_act, P[b, np_ - 1]], np_)
+        tm = np.int64(0)
+        for j in range(np_ - take, np_):
+            tm |= _bit(P[b, j])
+        masks[13] = tm
+    # the card planes: zeros, then a one per card held in each plane's mask (about
+    # 80 of the 560 entries, so this beats computing every entry)
+    for i in range(14 * NUM_CARDS):
+        row[i] = 0.0
+    rel = rel_of_abs[seat]
+    for p in range(14):
+        m = masks[p]
+        o = p * NUM_CARDS
+        while m:
+            row[o + rel[_lowest_bit(m)]] = 1.0
+            m &= m - 1
+    cst = const[seat]
+    for j in range(cst.shape[0]):
+        row[base + j] = cst[j]
+    for i in range(n):
+        r = rel_seat[seat, i]
+        c = _popcount(S[b, _C_HANDS + i])
+        row[base + r] = c / NUM_CARDS
+        row[base + 8 + r] = 1.0 if c else 0.0
+    if ph != _OVER:
+        row[base + 12 + rel_seat[seat, to_act]] = 1.0
+    row[base + 16 + ph] = 1.0
+    row[base + 56] = np_ / NUM_CARDS
+    row[base + 57] = take / NUM_CARDS
+    row[base + 58] = S[b, _C_TURNS] / cap if cap else 0.0
+
+
 @njit(cache=True)
-def _observations(out, seats, S, P, flags, req, abs_of_rel, const, rel_seat, deck):
-    out, seats, S, P, flags, req, abs_of_rel, const, rel_seat = (
+def _observations(out, seats, S, P, flags, req, rel_of_abs, const, rel_seat, deck):
+    out, seats, S, P, flags, req, rel_of_abs, const, rel_seat = (
         _unmanaged(out),
         _unmanaged(seats),
         _unmanaged(S),
         _unmanaged(P),
         _unmanaged(flags),
         _unmanaged(req),
-        _unmanaged(abs_of_rel),
+        _unmanaged(rel_of_abs),
         _unmanaged(const),
         _unmanaged(rel_seat),
     )
-    n = flags[_F_N]
-    cap = flags[_F_CAP]
     masks = np.zeros(14, dtype=np.int64)
-    base = 14 * NUM_CARDS
     for b in range(S.shape[0]):
-        seat = seats[b]
-        own = S[b, _C_HANDS + seat]
-        disc = S[b, _C_DISCARD]
-        masks[:] = 0
-        masks[0] = own
-        placed = own | disc
-        for i in range(n):
-            if i != seat:
-                kn = (S[b, _C_KNOWN + i] | S[b, _C_PICKED + i]) & S[b, _C_HANDS + i]
-                masks[rel_seat[seat, i]] = kn
-                placed |= kn
-        np_ = S[b, _C_PLEN]
-        pm = np.int64(0)
-        for j in range(np_):
-            pm |= _bit(P[b, j])
-        masks[4] = pm
-        for k in range(min(5, np_)):
-            masks[5 + k] = _bit(P[b, np_ - 1 - k])
-        masks[10] = disc
-        masks[11] = deck & ~(placed | pm)
-        masks[12] = ((np.int64(1) << NUM_CARDS) - 1) & ~deck
-        take = 0
-        ph = S[b, _C_PHASE]
-        to_act = S[b, _C_TO_ACT]
-        if ph == _RESPOND and np_:
-            take = min(req[to_act, P[b, np_ - 1]], np_)
-            tm = np.int64(0)
-            for j in range(np_ - take, np_):
-                tm |= _bit(P[b, j])
-            masks[13] = tm
-        row = out[b]
-        perm = abs_of_rel[seat]
-        for p in range(14):
-            m = masks[p]
-            o = p * NUM_CARDS
-            for i in range(NUM_CARDS):
-                row[o + i] = (m >> perm[i]) & 1
-        cst = const[seat]
-        for j in range(cst.shape[0]):
-            row[base + j] = cst[j]
-        for i in range(n):
-            r = rel_seat[seat, i]
-            c = _popcount(S[b, _C_HANDS + i])
-            row[base + r] = c / NUM_CARDS
-            row[base + 8 + r] = 1.0 if c else 0.0
-        if ph != _OVER:
-            row[base + 12 + rel_seat[seat, to_act]] = 1.0
-        row[base + 16 + ph] = 1.0
-        row[base + 56] = np_ / NUM_CARDS
-        row[base + 57] = take / NUM_CARDS
-        row[base + 58] = S[b, _C_TURNS] / cap if cap else 0.0
+        _observe_row(
+            out[b], seats[b], b, S, P, flags, req, rel_of_abs, const, rel_seat, deck, masks
+        )
+
+
+# --------------------------------------------------------------- one hand, one array
+# The AEC environment's fast path (``envs._fasthand``): one hand whose every table
+# and field lives in one int64 array ``W`` (plus the repetition pool), so that a
+# step or an observation is one compiled call with two to four array arguments
+# (numba's call costs about 0.1 µs per array argument, which a step of a
+# dozen separate arrays would spend several times over).  The views below are the
+# batch kernels' arrays for a batch of one, so the hand logic is the same code.
+
+W_S: Final = 0  # the hand's row of S (S_WIDTH)
+W_P: Final = W_S + S_WIDTH  # its pile, bottom first (NUM_CARDS, as int64)
+W_FLAGS: Final = W_P + NUM_CARDS  # the flag vector (8)
+W_BEAT: Final = W_FLAGS + 8  # beat[seat, top] (4 x NUM_CARDS)
+W_REQ: Final = W_BEAT + 4 * NUM_CARDS  # req[seat, top] (4 x NUM_CARDS)
+W_NXT: Final = W_REQ + 4 * NUM_CARDS  # next seat (4)
+W_M: Final = W_NXT + 4  # pool bookkeeping (M_SIZE)
+W_Q: Final = W_M + M_SIZE  # the position queue of one step (2)
+W_RELABS: Final = W_Q + 2  # rel_of_abs[seat, card] (4 x NUM_CARDS)
+W_REL: Final = W_RELABS + 4 * NUM_CARDS  # rel_seat[seat, i] (4 x 4)
+W_DECK: Final = W_REL + 16  # the game's cards (1)
+W_CONST: Final = W_DECK + 1  # the tensor's constant scalars per seat (4 x W_NCONST, 0/1)
+W_NCONST: Final = 74
+W_MASKS: Final = W_CONST + 4 * W_NCONST  # scratch of the encoder (14)
+W_D: Final = W_MASKS + 14  # scratch deck row for the loader (NUM_CARDS)
+W_SIZE: Final = W_D + NUM_CARDS
+#: :func:`aec_step` results besides a packed next turn
+AEC_ILLEGAL: Final = -1
+AEC_OVER: Final = -3
+#: a packed next turn: the legal bits, then the seat to act from this bit on
+AEC_SEAT_SHIFT: Final = NUM_ACTIONS
+
+
+@njit(cache=True, inline="always")
+def _w_views(W):
+    n = W[W_FLAGS + _F_N]
+    return (
+        _block(W, W_S, 1, S_WIDTH),
+        _block(W, W_P, 1, NUM_CARDS),
+        _span(W, W_FLAGS, 8),
+        _block(W, W_BEAT, n, NUM_CARDS),
+        _block(W, W_REQ, n, NUM_CARDS),
+        _span(W, W_NXT, n),
+        _span(W, W_M, M_SIZE),
+        _block(W, W_Q, 2, 1),
+    )
+
+
+@njit(cache=True)
+def aec_load(W, pool, hands_in, known_in, pile_in, n_pile, disc, seat, ph, nturns):
+    """Put a position (an engine state's fields) into the hand; _NEED_POOL (nothing
+    done) if the pool must grow first, else 0."""
+    W, pool = _unmanaged(W), _unmanaged(pool)
+    S, P, flags, _beat, _req, _nxt, M, _Q = _w_views(W)
+    if flags[_F_REP] and _pool_missing(S[:0], pool, M, 1) > 0:
+        return _NEED_POOL
+    D = _block(W, W_D, 1, NUM_CARDS)
+    _load(0, hands_in, known_in, pile_in, n_pile, disc, seat, ph, nturns, S, P, D, flags, pool, M)
+    return 0
+
+
+@njit(cache=True)
+def aec_step(W, pool, a):
+    """Apply step action ``a``: AEC_ILLEGAL or _NEED_POOL (nothing changed),
+    AEC_OVER (the hand ended), or the next turn packed as its legal bits | the seat
+    to act << AEC_SEAT_SHIFT."""
+    W, pool = _unmanaged(W), _unmanaged(pool)
+    S, P, flags, beat, req, nxt, M, Q = _w_views(W)
+    if S[0, _C_PHASE] == _OVER or a < 0 or a > PICKUP:
+        return AEC_ILLEGAL
+    if not (_legal_bits(0, S, P, beat) >> a) & 1:
+        return AEC_ILLEGAL
+    if flags[_F_REP] and _pool_missing(S, pool, M, 0) > 0:
+        return _NEED_POOL
+    _apply(0, a, S, P, flags, beat, req, nxt, pool, M, Q)
+    _resolve(S, flags, pool, M, Q)
+    if S[0, _C_PHASE] == _OVER:
+        return AEC_OVER
+    return _legal_bits(0, S, P, beat) | (S[0, _C_TO_ACT] << AEC_SEAT_SHIFT)
+
+
+@njit(cache=True, inline="always")
+def _w_observe(W, out, mask_out, seat):
+    S, P, flags, beat, req, _nxt, _M, _Q = _w_views(W)
+    n = flags[_F_N]
+    rel_of_abs = _block(W, W_RELABS, n, NUM_CARDS)
+    rel_seat = _block(W, W_REL, 4, 4)
+    const = _block(W, W_CONST, n, W_NCONST)
+    masks = _span(W, W_MASKS, 14)
+    _observe_row(out, seat, 0, S, P, flags, req, rel_of_abs, const, rel_seat, W[W_DECK], masks)
+    legal = _legal_bits(0, S, P, beat) if S[0, _C_TO_ACT] == seat else 0
+    for i in range(NUM_ACTIONS):
+        mask_out[i] = (legal >> i) & 1
+
+
+@njit(cache=True)
+def aec_observe(W, out, mask_out, seat):
+    """Write ``seat``'s tensor into ``out`` and its action mask (zeros unless
+    ``seat`` is to act) into ``mask_out``, every entry of both."""
+    _w_observe(_unmanaged(W), _unmanaged(out), _unmanaged(mask_out), seat)
+
+
+@njit(cache=True)
+def aec_step_observe(W, pool, a, out, mask_out):
+    """:func:`aec_step`, then, if the hand goes on, the observation of the seat to
+    act next written as :func:`aec_observe` does (one call for a loop that observes
+    every step)."""
+    r = aec_step(W, pool, a)
+    if r >= 0:
+        _w_observe(_unmanaged(W), _unmanaged(out), _unmanaged(mask_out), r >> AEC_SEAT_SHIFT)
+    return r

@@ -21,23 +21,49 @@
   needed.)
 * ``infos[agent]["legal_actions"]``: the legal actions of the agent to act, as a
   tuple of ints, for loops that skip observations (``env.last(observe=False)``).
+
+Speed: where the vector simulator's compiled hand logic covers the rules (all but
+the Besicovitch variant and ``suit_assignment="blind"``), the hand is stepped and
+observed there, one compiled call each (:mod:`svoi_kozyri.envs._fasthand`); the
+engine's state (``env.hand``) is brought up to date from the actions played only
+when it is asked for.  The other rules run on the engine state directly.  Both
+give the same observations, rewards and infos (``tests/test_envs_pettingzoo.py``).
 """
 
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 import numpy.typing as npt
 from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
 
-from ..core import NUM_ACTIONS, OVER, Game, IllegalMoveError, Rules, State, blind_owners
+from ..core import (
+    NUM_ACTIONS,
+    OVER,
+    PICKUP,
+    Game,
+    IllegalMoveError,
+    Rules,
+    State,
+    actions_of_mask,
+    as_action,
+    blind_owners,
+)
+from ._fasthand import ILLEGAL, LEGAL_BITS, NEED_POOL, SEAT_SHIFT, FastHand
+from ._fasthand import OVER as HAND_OVER
 from .encoding import OBS_SIZE, HandEncoder, hand_encoder
+from .vector import unsupported
 
 ENV_NAME = "svoi_kozyri_v0"
+_F32: Final = np.dtype(np.float32)
+_I8: Final = np.dtype(np.int8)
+_empty: Final = np.empty  # a module global: one lookup instead of two per array
+assert PICKUP == 40  # the literal of raw_env.step's range check
 AgentID = str
 ObsDict = dict[str, npt.NDArray[Any]]
 
@@ -87,8 +113,11 @@ class raw_env(AECEnv):  # type: ignore[misc]
         num_players: int | None = 4,
         render_mode: str | None = None,
         illegal_reward: float = -1.0,
+        compiled_hand: bool = True,
         **rules: Any,
     ) -> None:
+        """``compiled_hand=False`` steps the engine state even where the compiled hand
+        could (slower; the reference the tests compare the fast path with)."""
         super().__init__()
         self.rules = make_rules(num_players, rules)
         if render_mode is not None and render_mode not in ("human", "ansi"):
@@ -109,10 +138,19 @@ class raw_env(AECEnv):  # type: ignore[misc]
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
         self.state_: State | None = None
         self._encoder: HandEncoder | None = None
+        #: the compiled hand (``None``: these rules run on the engine state) and the
+        #: actions it played that ``state_`` has not applied yet
+        # (a human render mode prints the engine state every step: no use for it)
+        use = compiled_hand and unsupported(self.rules) is None and render_mode != "human"
+        self._fast = FastHand(self.dealer.game) if use else None
+        self._behind: list[int] = []
         # the observation made last in this step and its seat (-1: none), so that
         # ``observe`` and ``last`` of the same agent in one step build it once
         self._obs: ObsDict = {}
         self._obs_seat = -1
+        #: the compiled hand steps the hand now (it goes on), and the last step observed
+        self._fast_now = False
+        self._observing = False
 
     # -- spaces -------------------------------------------------------------------
 
@@ -129,16 +167,26 @@ class raw_env(AECEnv):  # type: ignore[misc]
     @property
     def hand(self) -> State:
         """The engine state of the current hand (omniscient: not for agents)."""
-        if self.state_ is None:
+        state = self.state_
+        if state is None:
             raise RuntimeError("call reset() first")
-        return self.state_
+        behind = self._behind
+        if behind:
+            for a in behind:
+                state.apply_action(a)
+            behind.clear()
+        return state
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Deal a new hand; with ``seed`` the deal stream restarts from it."""
         if seed is not None:
             self.dealer.seed(seed)
         state = self.state_ = self.dealer.deal()
-        self._encoder = hand_encoder(state)
+        self._behind = []
+        if self._fast is not None:
+            self._fast.load(state)
+        else:
+            self._encoder = hand_encoder(state)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -148,59 +196,169 @@ class raw_env(AECEnv):  # type: ignore[misc]
         self.agent_selection = self.agents[state.to_act_seat]
         self.infos[self.agent_selection]["legal_actions"] = state.legal_actions()
         self._obs_seat = -1
+        self._fast_now = True
 
     def observe(self, agent: AgentID) -> ObsDict:
         """``agent``'s observation tensor and action mask: fresh arrays (a stored
         observation stays as it was), written by one compiled call.  Asked twice
         for the same agent within one step (``observe`` and ``last``), it returns
-        the same dict instead of building it again."""
+        the same dict instead of building it again.
+
+        Why the flag: a loop that observes every step gets the next agent's
+        observation built by the step's own compiled call (one call a step instead
+        of two); a loop that stops observing stops paying for it after one step."""
         seat = self._index[agent]
+        self._observing = True
         if seat == self._obs_seat:
             return self._obs
-        enc = self._encoder
         state = self.state_
-        if enc is None or state is None:
+        if state is None:
             raise RuntimeError("call reset() first")
-        obs, mask = enc.observe(state, seat)
+        fast = self._fast
+        if fast is not None:
+            # FastHand.observe, inlined: the arrays are made right here, as its
+            # compiled entry point needs
+            obs = _empty(OBS_SIZE, _F32)
+            mask = _empty(NUM_ACTIONS, _I8)
+            fast._observe(fast.W, obs, mask, seat)
+        else:
+            enc = self._encoder
+            assert enc is not None
+            obs, mask = enc.observe(state, seat)
         o = self._obs = {"observation": obs, "action_mask": mask}
         self._obs_seat = seat
         return o
 
+    def last(
+        self, observe: bool = True
+    ) -> tuple[ObsDict | None, float, bool, bool, dict[str, Any]]:
+        """PettingZoo's ``last``, answering the observation built by this step's
+        compiled call without a second method call."""
+        agent = self.agent_selection
+        if not observe:
+            obs = None
+        elif self._obs_seat == self._index[agent]:
+            self._observing = True
+            obs = self._obs
+        else:
+            obs = self.observe(agent)
+        return (
+            obs,
+            self._cumulative_rewards[agent],
+            self.terminations[agent],
+            self.truncations[agent],
+            self.infos[agent],
+        )
+
     def step(self, action: int | None) -> None:
         """Apply the current agent's step action (``None`` once it is terminated)."""
+        fast = self._fast
+        if fast is None or not self._fast_now:
+            self._step_general(action)
+            return
+        # The compiled hand's hot path: FastHand.step and step_observe inlined
+        # (their entry points, called only with an int in range and arrays made here).
+        agent = self.agent_selection
+        a = action if type(action) is int else as_action(action)
+        if not 0 <= a <= 40:  # PICKUP, the highest action (a literal: no global lookup)
+            self._refused(agent, action)
+            return
+        obs: npt.NDArray[np.float32] | None = None
+        if self._observing:
+            self._observing = False
+            obs = _empty(OBS_SIZE, _F32)
+            mask = _empty(NUM_ACTIONS, _I8)
+            r = fast._step_observe(fast.W, fast.pool, a, obs, mask)
+        else:
+            r = fast._step(fast.W, fast.pool, a)
+        if r < 0:
+            if r == NEED_POOL:
+                r = fast.step(a) if obs is None else fast.step_observe(a, obs, mask)
+            if r == ILLEGAL:
+                self._refused(agent, action)
+                return
+            if r == HAND_OVER:
+                self._obs_seat = -1
+                self._behind.append(a)
+                self._hand_over(agent, fast.returns())
+                return
+        self._behind.append(a)
+        # (the agent's cumulative reward stays 0.0 until the hand ends)
+        infos = self.infos
+        seat = r >> SEAT_SHIFT
+        nxt = self.agent_selection = self.agents[seat]
+        if nxt is not agent:  # (the second step of a two-card turn: overwritten below)
+            infos[agent] = {}
+        infos[nxt] = {"legal_actions": actions_of_mask(r & LEGAL_BITS)}
+        if obs is None:
+            self._obs_seat = -1
+        else:
+            self._obs = {"observation": obs, "action_mask": mask}
+            self._obs_seat = seat
+
+    def _step_general(self, action: object) -> None:
+        """A step on the engine state, or any step once the hand is decided."""
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        state = self.state_
-        if state is None:
+        if self.state_ is None:
             raise RuntimeError("call reset() first")
         self._obs_seat = -1
         if action is None:
             self._illegal(agent, "no action given")
             return
+        self._engine_step(agent, action)
+
+    def _engine_step(self, agent: AgentID, action: object) -> None:
+        state = self.state_
+        assert state is not None
         try:
             state.apply_action(action)
         except IllegalMoveError as e:
             self._illegal(agent, str(e))
             return
+        if state.phase == OVER:
+            self._hand_over(agent, state.returns())
+            return
         infos = self.infos
         infos[agent] = {}
         self._cumulative_rewards[agent] = 0.0
-        if state.phase == OVER:
-            returns = state.returns()
-            rewards = self.rewards
-            for i, a in enumerate(self.agents):
-                rewards[a] = returns[i]
-            self.terminations = dict.fromkeys(self.agents, True)
-            self._accumulate_rewards()
-            return
         nxt = self.agent_selection = self.agents[state.to_act_seat]
         infos[nxt] = {"legal_actions": state.legal_actions()}
         if self.render_mode == "human":
             self.render()
 
+    def _refused(self, agent: AgentID, action: object) -> None:
+        """The compiled hand refused ``action`` (and changed nothing): the hand ends
+        for ``agent``, the engine words the reason."""
+        self._obs_seat = -1
+        if action is None:
+            self._illegal(agent, "no action given")
+            return
+        try:
+            self.hand.apply_action(action)
+        except IllegalMoveError as e:
+            self._illegal(agent, str(e))
+            return
+        raise AssertionError(f"the compiled hand refused {action!r}, the engine did not")
+
+    def _hand_over(self, agent: AgentID, returns: tuple[float, ...] | list[float]) -> None:
+        self._fast_now = False
+        self.infos[agent] = {}
+        self._cumulative_rewards[agent] = 0.0
+        rewards = self.rewards
+        for i, a in enumerate(self.agents):
+            rewards[a] = returns[i]
+        self.terminations = dict.fromkeys(self.agents, True)
+        self._accumulate_rewards()
+
+    def agent_iter(self, max_iter: int = 2**63) -> _Agents:
+        """The agents in turn: PettingZoo's iterator, with less overhead per step."""
+        return _Agents(self, max_iter)
+
     def _illegal(self, agent: AgentID, why: str) -> None:
+        self._fast_now = False
         for a in self.agents:
             self.rewards[a] = self.illegal_reward if a == agent else 0.0
             self.infos[a] = {"illegal": agent, "why": why}
@@ -212,7 +370,7 @@ class raw_env(AECEnv):  # type: ignore[misc]
         """The omniscient state as text (``ansi``) or printed (``human``)."""
         if self.render_mode is None:
             return None
-        text = repr(self.state_)
+        text = repr(self.hand)
         if self.render_mode == "human":
             print(text)
             return None
@@ -223,12 +381,13 @@ class raw_env(AECEnv):  # type: ignore[misc]
 
 
 class OrderEnforcing(wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
-    """PettingZoo's order-enforcing wrapper with a direct :meth:`last`.
+    """PettingZoo's order-enforcing wrapper, with the same checks at less cost.
 
-    Why: the inherited ``last`` reads five attributes of the wrapped environment
-    through the wrapper's ``__getattr__`` (which builds a set on every access) and
-    cost more than the observation itself; this one makes the same check once and
-    asks the environment."""
+    Why: the inherited ``last``, ``step`` and agent iterator read the wrapped
+    environment's attributes through the wrapper's ``__getattr__`` (which builds a
+    set on every access), which cost more than the observation itself.  Here they
+    read them directly, and once the environment has been reset, ``last`` (whose
+    only check is that reset) is the wrapped environment's own."""
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """``env.last`` of the wrapped environment, after the wrapper's reset check."""
@@ -236,6 +395,77 @@ class OrderEnforcing(wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
             raise AttributeError("agent_selection cannot be accessed before reset")
         result: tuple[Any, float, bool, bool, dict[str, Any]] = self.env.last(observe)
         return result
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Reset the wrapped environment; from now on :meth:`last` is its own."""
+        super().reset(seed=seed, options=options)
+        self.last = self.env.last  # type: ignore[method-assign]
+
+    def step(self, action: int | None) -> None:
+        """The wrapper's checks (reset first, no step once every agent is done), then
+        the wrapped environment's step, reading its agents directly."""
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        elif not self.env.agents:
+            self._has_updated = True
+            EnvLogger.warn_step_after_terminated_truncated()
+        else:
+            self._has_updated = True
+            self.env.step(action)
+
+    def agent_iter(self, max_iter: int = 2**63) -> _OrderedAgents:
+        """The wrapper's agent iterator (a step or reset between two agents), reading
+        the wrapped environment's agents directly."""
+        if not self._has_reset:
+            EnvLogger.error_agent_iter_before_reset()
+        return _OrderedAgents(self, max_iter)
+
+
+class _Agents:
+    """Iterator of :meth:`raw_env.agent_iter`: PettingZoo's ``AECIterator`` (the
+    agent to act, until no agent is left or ``max_iter`` agents were given) as a
+    small class of slots."""
+
+    __slots__ = ("env", "left")
+
+    def __init__(self, env: raw_env, max_iter: int) -> None:
+        self.env = env
+        self.left = max_iter
+
+    def __iter__(self) -> _Agents:
+        return self
+
+    def __next__(self) -> AgentID:
+        env = self.env
+        if not env.agents or self.left <= 0:
+            raise StopIteration
+        self.left -= 1
+        agent: AgentID = env.agent_selection
+        return agent
+
+
+class _OrderedAgents(_Agents):
+    """Iterator of :meth:`OrderEnforcing.agent_iter`: PettingZoo's
+    ``AECOrderEnforcingIterator`` (a step or reset between two agents) without its
+    two attribute reads per agent through the wrapper's ``__getattr__``."""
+
+    __slots__ = ("wrapper",)
+
+    def __init__(self, wrapper: OrderEnforcing, max_iter: int) -> None:
+        super().__init__(wrapper.env, max_iter)
+        self.wrapper = wrapper
+
+    def __next__(self) -> AgentID:
+        env = self.env
+        if not env.agents or self.left <= 0:
+            raise StopIteration
+        self.left -= 1
+        wrapper = self.wrapper
+        if not wrapper._has_updated:
+            raise AssertionError("need to call step() or reset() in a loop over `agent_iter`")
+        wrapper._has_updated = False
+        agent: AgentID = env.agent_selection
+        return agent
 
 
 def env(num_players: int | None = 4, **kwargs: Any) -> Any:

@@ -42,9 +42,39 @@ from . import _kernels as K
 from ._kernels import _OVER, REASONS
 from .encoding import OBS_SIZE, SCALAR_OFFSET, seat_view
 
-__all__ = ["REASONS", "VectorGame"]
+__all__ = ["REASONS", "VectorGame", "kernel_flags", "unsupported"]
 
 # --------------------------------------------------------------- the Python class
+
+
+def unsupported(rules: Rules) -> str | None:
+    """Why the compiled hand logic cannot play ``rules`` (``None``: it can)."""
+    if rules.is_besicovitch:
+        return "the vector simulator does not support the Besicovitch variant"
+    if rules.suit_assignment == "blind":
+        return "the vector simulator needs agreed ownership (not blind)"
+    if (rules.repetition_limit or 0) > 0xFFFF:
+        return "the vector simulator counts repetitions up to 65535"
+    return None
+
+
+def kernel_flags(game: Game) -> npt.NDArray[np.int64]:
+    """The kernels' flag vector of ``game`` (``_kernels._F_*``)."""
+    rules = game.rules
+    draw = {"none": 0, "lead_only": 1, "any_last_card": 2}[rules.draw_rule]
+    return np.array(
+        [
+            game.n,
+            rules.repetition_limit or 0,
+            rules.max_actions_per_hand or 0,
+            int(rules.after_pickup == "face_new_top"),
+            int(rules.free_lead_after_defence_out),
+            int(rules.defence_out_pile == "discard"),
+            draw,
+            int(rules.cap_outcome == "most_cards_loses"),
+        ],
+        dtype=np.int64,
+    )
 
 
 class VectorGame:
@@ -65,14 +95,11 @@ class VectorGame:
         owners: Any = None,
     ) -> None:
         rules = rules or Rules()
-        if rules.is_besicovitch:
-            raise RulesError("the vector simulator does not support the Besicovitch variant")
-        if rules.suit_assignment == "blind":
-            raise RulesError("the vector simulator needs agreed ownership (not blind)")
+        why = unsupported(rules)
+        if why is not None:
+            raise RulesError(why)
         if batch_size < 1:
             raise ValueError("batch_size must be at least 1")
-        if (rules.repetition_limit or 0) > 0xFFFF:
-            raise RulesError("the vector simulator counts repetitions up to 65535")
         self.rules = rules
         self.game = game = Game(rules, owners)
         n = self.n = game.n
@@ -82,23 +109,10 @@ class VectorGame:
         self._req = np.array([game.pickup_row(s) for s in range(n)], dtype=np.int64)
         self._nxt = np.array(game.next_seat, dtype=np.int64)
         self._suit_owner = np.array(game.suit_owner, dtype=np.int64)
-        draw = {"none": 0, "lead_only": 1, "any_last_card": 2}[rules.draw_rule]
-        self._flags = np.array(
-            [
-                n,
-                rules.repetition_limit or 0,
-                rules.max_actions_per_hand or 0,
-                int(rules.after_pickup == "face_new_top"),
-                int(rules.free_lead_after_defence_out),
-                int(rules.defence_out_pile == "discard"),
-                draw,
-                int(rules.cap_outcome == "most_cards_loses"),
-            ],
-            dtype=np.int64,
-        )
+        self._flags = kernel_flags(game)
         self._deck = np.array(cards_of(game.deck), dtype=np.int8)
         views = [seat_view(game, s) for s in range(n)]
-        self._abs_of_rel = np.array([v.abs_of_rel for v in views], dtype=np.int64)
+        self._rel_of_abs = np.array([v.rel_of_abs for v in views], dtype=np.int64)
         self._const = np.array([v.const for v in views], dtype=np.float32)
         self._rel_seat = np.array([v.rel_seat for v in views], dtype=np.int64)
         # all the per-hand numbers live in one (B, 32) int64 array, a row per hand
@@ -295,7 +309,7 @@ class VectorGame:
             self.pile,
             self._flags,
             self._req,
-            self._abs_of_rel,
+            self._rel_of_abs,
             self._const,
             self._rel_seat,
             self.game.deck,
