@@ -243,3 +243,17 @@ def test_human_render_mode_prints_every_step(capsys: pytest.CaptureFixture[str])
     for _ in range(3):
         e.step(e.infos[e.agent_selection]["legal_actions"][0])
     assert capsys.readouterr().out.count("\n") >= 3
+
+
+@pytest.mark.parametrize("wrapped", [True, False])
+def test_step_after_every_agent_is_done_only_warns(wrapped: bool) -> None:
+    """PettingZoo's wrapper warns of a step once no agent is left; the raw
+    environment (whose step the wrapper hands out after reset) does the same."""
+    e = env(num_players=2) if wrapped else raw_env(num_players=2)
+    e.reset(seed=3)
+    for agent in e.agent_iter():
+        _, _, term, trunc, info = e.last(observe=False)
+        e.step(None if term or trunc else info["legal_actions"][0])
+    assert not e.agents
+    e.step(None)  # no KeyError: a warning (when PettingZoo's logger is on) and nothing else
+    assert not e.agents

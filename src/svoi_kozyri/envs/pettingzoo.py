@@ -161,6 +161,8 @@ class raw_env(AECEnv):  # type: ignore[misc]
         #: the compiled hand while it steps the hand (it goes on), and whether the
         #: last step observed
         self._hot: FastHand | None = None
+        #: steps and resets so far (the order-enforcing iterator's check)
+        self._moves = 0
         self._observing = False
 
     # -- spaces -------------------------------------------------------------------
@@ -208,6 +210,7 @@ class raw_env(AECEnv):  # type: ignore[misc]
         self.infos[self.agent_selection]["legal_actions"] = state.legal_actions()
         self._obs_agent = self._last_agent = None
         self._hot = self._fast
+        self._moves += 1
 
     def observe(self, agent: AgentID) -> ObsDict:
         """``agent``'s observation tensor and action mask: fresh arrays (a stored
@@ -263,6 +266,7 @@ class raw_env(AECEnv):  # type: ignore[misc]
 
     def step(self, action: int | None) -> None:
         """Apply the current agent's step action (``None`` once it is terminated)."""
+        self._moves += 1
         fast = self._hot
         if fast is None:
             self._step_general(action)
@@ -312,6 +316,9 @@ class raw_env(AECEnv):  # type: ignore[misc]
 
     def _step_general(self, action: object) -> None:
         """A step on the engine state, or any step once the hand is decided."""
+        if not self.agents:
+            EnvLogger.warn_step_after_terminated_truncated()
+            return
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -399,9 +406,11 @@ class OrderEnforcing(wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
 
     Why: the inherited ``last``, ``step`` and agent iterator read the wrapped
     environment's attributes through the wrapper's ``__getattr__`` (which builds a
-    set on every access), which cost more than the observation itself.  Here they
-    read them directly, and once the environment has been reset, ``last`` (whose
-    only check is that reset) is the wrapped environment's own."""
+    set on every access), which cost more than the observation itself.  Here
+    ``last`` and ``step`` refuse before the first reset, and after it are the
+    wrapped environment's own (whose ``step`` warns of a step after every agent is
+    done, as the wrapper's does, and counts its steps); the iterator insists on a
+    step or reset between two agents by that count."""
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """``env.last`` of the wrapped environment, after the wrapper's reset check."""
@@ -411,9 +420,12 @@ class OrderEnforcing(wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
         return result
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        """Reset the wrapped environment; from now on :meth:`last` is its own."""
+        """Reset the wrapped environment; from now on ``last`` and ``step`` are its
+        own (their only checks, a reset first, hold from now on)."""
         super().reset(seed=seed, options=options)
+        self._seen_moves = -1
         self.last = self.env.last  # type: ignore[method-assign]
+        self.step = self.env.step  # type: ignore[method-assign]
 
     def step(self, action: int | None) -> None:
         """The wrapper's checks (reset first, no step once every agent is done), then
@@ -475,9 +487,10 @@ class _OrderedAgents(_Agents):
             raise StopIteration
         self.left -= 1
         wrapper = self.wrapper
-        if not wrapper._has_updated:
+        moves = env._moves
+        if moves == wrapper._seen_moves:
             raise AssertionError("need to call step() or reset() in a loop over `agent_iter`")
-        wrapper._has_updated = False
+        wrapper._seen_moves = moves
         agent: AgentID = env.agent_selection
         return agent
 
