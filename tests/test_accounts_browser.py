@@ -6,26 +6,20 @@ chromium at phone width (skipped when chromium is missing)."""
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
+from browser_support import browser_server, chromium
 from svoi_kozyri.server.process import ServerProcess
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
-
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    if CHROMIUM is None:
-        pytest.skip("Debian's chromium is not installed (apt-get install chromium)")
-    tmp = tmp_path_factory.mktemp("web")
-    with ServerProcess(f"sqlite:///{tmp / 'web.db'}", seed=5, log_path=tmp / "s.log") as srv:
+    with browser_server(tmp_path_factory, "web", seed=5) as srv:
         yield srv
 
 
@@ -88,9 +82,7 @@ def _play_until_over(page: Any) -> None:
 
 
 def test_account_rated_game_profile_chart_and_replay(server: ServerProcess) -> None:
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+    with chromium() as browser:
         ctx = browser.new_context(viewport={"width": 375, "height": 800})
         page = ctx.new_page()
         errors: list[str] = []
@@ -150,4 +142,3 @@ def test_account_rated_game_profile_chart_and_replay(server: ServerProcess) -> N
         assert "1 device" in page.inner_text("#logout-all-note")
         assert not errors, errors
         ctx.close()
-        browser.close()

@@ -12,8 +12,9 @@ from typing import Any
 
 import pytest
 
+from browser_support import browser_server, chromium
 from svoi_kozyri.server.process import ServerProcess
-from test_learn_browser import CHROMIUM, axe_violations, new_page
+from test_learn_browser import axe_violations, new_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 MS = 5  # rating time per turn: quick tests
@@ -21,31 +22,15 @@ MS = 5  # rating time per turn: quick tests
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    if CHROMIUM is None:
-        pytest.skip("Debian's chromium is not installed (apt-get install chromium)")
-    tmp = tmp_path_factory.mktemp("analysis")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("SVOI_KOZYRI_ANALYSIS_MS", "2500")  # a quick, partial rating
-        srv = ServerProcess(
-            f"sqlite:///{tmp / 'web.db'}", seed=9, log_path=tmp / "s.log", rate_limits=False
-        )
-        srv.start()
-    try:
+    env = {"SVOI_KOZYRI_ANALYSIS_MS": "2500"}  # a quick, partial rating
+    with browser_server(tmp_path_factory, "analysis", seed=9, env=env, rate_limits=False) as srv:
         yield srv
-    finally:
-        srv.stop()
 
 
 @pytest.fixture(scope="module")
 def browser(server: ServerProcess) -> Iterator[Any]:
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-        )
+    with chromium() as b:
         yield b
-        b.close()
 
 
 @pytest.fixture(scope="module")

@@ -6,39 +6,31 @@ Playwright drives Debian's chromium (skipped when it is not installed)."""
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from browser_support import browser_server, chromium
 from svoi_kozyri.server.learn import lessons
 from svoi_kozyri.server.process import ServerProcess
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 AXE = Path(__file__).resolve().parent / "vendor" / "axe.min.js"
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    if CHROMIUM is None:
-        pytest.skip("Debian's chromium is not installed (apt-get install chromium)")
-    tmp = tmp_path_factory.mktemp("learn")
-    with ServerProcess(f"sqlite:///{tmp / 'web.db'}", seed=5, log_path=tmp / "s.log") as srv:
+    with browser_server(tmp_path_factory, "learn", seed=5) as srv:
         yield srv
 
 
 @pytest.fixture(scope="module")
 def browser(server: ServerProcess) -> Iterator[Any]:
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+    with chromium() as b:
         yield b
-        b.close()
 
 
 def new_page(browser: Any, width: int = 1280, height: int = 800, lang: str = "en") -> Any:

@@ -11,33 +11,23 @@ from typing import Any
 
 import pytest
 
+from browser_support import browser_server, chromium
 from svoi_kozyri.server.process import ServerProcess
-from test_learn_browser import CHROMIUM, axe_violations, new_page
+from test_learn_browser import axe_violations, new_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    if CHROMIUM is None:
-        pytest.skip("Debian's chromium is not installed (apt-get install chromium)")
-    tmp = tmp_path_factory.mktemp("session")
-    with ServerProcess(
-        f"sqlite:///{tmp / 'web.db'}", seed=2, log_path=tmp / "s.log", rate_limits=False
-    ) as srv:
+    with browser_server(tmp_path_factory, "session", seed=2, rate_limits=False) as srv:
         yield srv
 
 
 @pytest.fixture(scope="module")
 def browser(server: ServerProcess) -> Iterator[Any]:
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-        )
+    with chromium() as b:
         yield b
-        b.close()
 
 
 def post(server: ServerProcess, path: str, body: dict[str, Any]) -> dict[str, Any]:

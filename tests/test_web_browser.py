@@ -13,28 +13,17 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from browser_support import browser_server, chromium
 from svoi_kozyri.server.process import ServerProcess
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 DESKTOP = (1280, 800)
 PHONE = (390, 844)
 STATIC = Path(__file__).parent.parent / "src" / "svoi_kozyri" / "web" / "static"
@@ -53,22 +42,14 @@ new MutationObserver((records) => {
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    if CHROMIUM is None:
-        pytest.skip("Debian's chromium is not installed (apt-get install chromium)")
-    tmp = tmp_path_factory.mktemp("web")
-    with ServerProcess(
-        f"sqlite:///{tmp / 'web.db'}", seed=3, log_path=tmp / "s.log", rate_limits=False
-    ) as srv:
+    with browser_server(tmp_path_factory, "web", seed=3, rate_limits=False) as srv:
         yield srv
 
 
 @pytest.fixture(scope="module")
 def browser(server: ServerProcess) -> Iterator[Any]:
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+    with chromium() as b:
         yield b
-        b.close()
 
 
 def _page(

@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import csv
 import json
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from ..core import Rules, RulesError, SvoiKozyriError
 from ..core.rules import parse_option_value
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 class BadInput(SvoiKozyriError, ValueError):
@@ -29,6 +34,30 @@ AddressOption = Annotated[
         "default: start a local Ray with --workers CPUs"
     ),
 ]
+
+
+@contextmanager
+def hand_progress(err: Console, total: int, quiet: bool) -> Iterator[Callable[[int], None]]:
+    """A transient progress bar of ``total`` hands on ``err`` (none with
+    ``--quiet``), yielding the function that advances it by k hands: the arena and
+    selfplay commands show the same bar."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+    with Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=err,
+        disable=quiet,
+        transient=True,
+    ) as bar:
+        task = bar.add_task("hands", total=total)
+
+        def advance(k: int) -> None:
+            bar.advance(task, k)
+
+        yield advance
 
 
 def register(app: typer.Typer) -> None:
@@ -114,7 +143,6 @@ def arena(
     each bot's durak rate with a 95 % interval, first-out rate, draws, hand length and
     adjudicated hands."""
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
     from ..arena import run_arena, run_round_robin
     from ..arena.tournament import ArenaError, round_robin_lineups, total_hands
@@ -159,20 +187,7 @@ def arena(
     tables = 1 if seats is not None else len(round_robin_lineups(bot_list, n))
     total = total_hands(rules, tables, hands)
     try:
-        with Progress(
-            "[progress.description]{task.description}",
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeRemainingColumn(),
-            console=err,
-            disable=quiet,
-            transient=True,
-        ) as bar:
-            task = bar.add_task("hands", total=total)
-
-            def advance(k: int) -> None:
-                bar.advance(task, k)
-
+        with hand_progress(err, total, quiet) as advance:
             if seats is not None:
                 report = run_arena(
                     bot_list,

@@ -50,10 +50,9 @@ def selfplay(
     Parquet row per decision and one per hand into OUT (see docs/envs.md);
     deterministic for a seed, whatever the backend."""
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
     from ..arena import split_bot_list
-    from .arena_cmds import build_rules
+    from .arena_cmds import build_rules, hand_progress
 
     err = Console(stderr=True)
     try:
@@ -80,21 +79,12 @@ def selfplay(
             rotate=rotate,
             observations=observations,
         )
-        with Progress(
-            "[progress.description]{task.description}",
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeRemainingColumn(),
-            console=err,
-            disable=quiet,
-            transient=True,
-        ) as bar:
-            task = bar.add_task("hands", total=hands)
+        with hand_progress(err, hands, quiet) as advance:
             path = run_selfplay(
                 config,
                 out,
                 workers,
-                progress=lambda k: bar.advance(task, k),
+                progress=advance,
                 backend=backend,
                 address=address,
             )
