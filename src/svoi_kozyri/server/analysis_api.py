@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Request
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.responses import HTMLResponse, JSONResponse
 from pydantic import BaseModel, Field
 
 from ..bots.analysis import MoveRating
@@ -57,7 +57,7 @@ from ..core import (
     seat_name,
 )
 from ..notation import parse_position
-from .learn import STATIC_DIR
+from .pages import page_shell
 from .table import TableError, TableGame
 from .views import hand_view
 
@@ -474,9 +474,9 @@ def _error(code: str, message: str, status: int) -> JSONResponse:
 
 
 @router.get("/analysis", include_in_schema=False)
-async def analysis_page() -> FileResponse:
+async def analysis_page() -> HTMLResponse:
     """The analysis page (a table's hand, or a record file opened in the browser)."""
-    return FileResponse(STATIC_DIR / "analysis.html")
+    return page_shell("analysis")
 
 
 @router.get("/api/tables/{table_id}/hands/{number}/analysis", response_model=None)

@@ -26,13 +26,13 @@ import time
 from typing import Any
 
 from fastapi import APIRouter, Request
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.responses import HTMLResponse, JSONResponse
 from pydantic import BaseModel, Field
 from sqlalchemy import Table, insert, select
 from sqlalchemy.exc import IntegrityError
 
 from ..core import seat_name
-from .learn import STATIC_DIR
+from .pages import page_shell
 from .schemas import NAME_PATTERN, CreateTableRequest, SeatConfig, TableConfig
 from .social_tables import deals_t, plays_t
 from .table import TableError, TableGame
@@ -219,9 +219,9 @@ def _deal_json(deals: Deals, d: dict[str, Any], base_url: str) -> dict[str, Any]
 
 
 @router.get("/deal", include_in_schema=False)
-async def deal_page() -> FileResponse:
+async def deal_page() -> HTMLResponse:
     """The page of a deal: everybody's results and a button to play it."""
-    return FileResponse(STATIC_DIR / "deal.html")
+    return page_shell("deal")
 
 
 @router.post("/api/tables/{table_id}/hands/{number}/deal", response_model=None)

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import APIRouter
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
 from pydantic import BaseModel, Field
 
 from ..core import (
@@ -40,6 +40,7 @@ from ..core import (
     suit_of,
 )
 from ..notation import parse_position
+from .pages import page_shell
 
 STATIC_DIR = Path(str(resources.files("svoi_kozyri") / "web" / "static"))
 LESSONS_FILE = STATIC_DIR / "learn" / "lessons.json"
@@ -184,9 +185,9 @@ async def rules_in(lang: str) -> FileResponse | JSONResponse:
 
 
 @router.get("/learn", include_in_schema=False)
-async def learn_page() -> FileResponse:
+async def learn_page() -> HTMLResponse:
     """The tutorial page."""
-    return FileResponse(STATIC_DIR / "learn.html")
+    return page_shell("learn")
 
 
 @router.get("/api/learn/lessons")

@@ -18,12 +18,12 @@ import time
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Request
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.responses import HTMLResponse, JSONResponse
 from sqlalchemy import insert, select
 from sqlalchemy.exc import IntegrityError
 
 from ..core import seat_name
-from .learn import STATIC_DIR
+from .pages import page_shell
 from .schemas import CreateTableRequest, JoinRequest
 from .social_tables import rematches_t
 from .table import TableError, TableGame
@@ -32,9 +32,9 @@ router = APIRouter()
 
 
 @router.get("/session", include_in_schema=False)
-async def session_page() -> FileResponse:
+async def session_page() -> HTMLResponse:
     """The end-of-session page: standings, hands, rematch, chat."""
-    return FileResponse(STATIC_DIR / "session.html")
+    return page_shell("session")
 
 
 def _err(code: str, message: str, status: int) -> JSONResponse:
