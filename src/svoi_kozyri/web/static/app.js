@@ -35,10 +35,10 @@ function Header({ atTable }) {
           ${LANGUAGES.map((l) => html`<option value=${l} selected=${l === language()}>${LANGUAGE_NAMES[l]}</option>`)}
         </select>
       </label>
-      <button class="small-btn" id="sound-toggle" aria-pressed=${sound ? "true" : "false"} onClick=${() => {
+      <button class=${sound ? "small-btn sound-btn" : "small-btn sound-btn off"} id="sound-toggle" aria-pressed=${sound ? "true" : "false"} onClick=${() => {
         store.setSound(!sound);
         setSound(!sound);
-      }}>${sound ? t("nav.soundOn") : t("nav.soundOff")}</button>
+      }}><span class="sound-icon" aria-hidden="true">♪</span><span class="sound-label">${sound ? t("nav.soundOn") : t("nav.soundOff")}</span></button>
     </nav>
     <${AccountBar} key=${language()} />
   </header>`;
