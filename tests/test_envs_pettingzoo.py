@@ -152,6 +152,7 @@ def test_wrapped_last_keeps_the_order_check() -> None:
 
 
 FAST_CONFIGS = [c for c in CONFIGS if c.get("suit_assignment") != "blind" and "variant" not in c]
+FAST_CONFIGS.append({"num_players": 3, "repetition_limit": None, "max_actions_per_hand": 400})
 
 
 @pytest.mark.parametrize("config", FAST_CONFIGS, ids=str)
