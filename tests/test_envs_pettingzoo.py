@@ -250,3 +250,36 @@ def test_step_after_every_agent_is_done_only_warns(wrapped: bool) -> None:
     assert not e.agents
     e.step(None)  # no KeyError: a warning (when PettingZoo's logger is on) and nothing else
     assert not e.agents
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: raw_env(num_players=3),
+        lambda: raw_env(num_players=3, compiled_hand=False),
+        lambda: env(num_players=2),
+    ],
+    ids=["compiled", "engine", "wrapped"],
+)
+def test_an_environment_in_play_pickles_and_plays_on_alike(make) -> None:
+    """A pickled copy (for worker processes, Ray actors) continues exactly as the
+    original: the compiled hand's kernels are taken again on unpickling."""
+    import pickle
+
+    e = make()
+    e.reset(seed=8)
+    for _ in range(7):
+        e.step(e.infos[e.agent_selection]["legal_actions"][0])
+    c = pickle.loads(pickle.dumps(e))
+    for _ in range(40):
+        agent = e.agent_selection
+        assert c.agent_selection == agent
+        a, b = e.last(), c.last()
+        np.testing.assert_array_equal(a[0]["observation"], b[0]["observation"])
+        assert a[1:] == b[1:]
+        action = None if a[2] else a[4]["legal_actions"][-1]
+        e.step(action)
+        c.step(action)
+        if not e.agents:
+            break
+    assert repr(e.unwrapped.hand) == repr(c.unwrapped.hand)

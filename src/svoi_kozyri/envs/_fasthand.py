@@ -92,11 +92,17 @@ class FastHand:
         assert const.shape[1] == K.W_NCONST
         W[K.W_CONST : K.W_CONST + n * K.W_NCONST] = const.ravel()
         self.pool = np.zeros(1 << 7 if flags[1] else 1, dtype=np.int64)
+        self._bind()
+
+    def _bind(self) -> None:
+        """Take the kernels' compiled entry points (compiled on first use, on copies
+        of the arrays: an example call must not change this hand)."""
+        W, pool = self.W, self.pool
         obs, mask = np.empty(OBS_SIZE, _F32), np.empty(NUM_ACTIONS, _I8)
         obs_sig = (types.Array(types.float32, 1, "C"), types.Array(types.int8, 1, "C"))
-        self._observe = _entry(K.aec_observe, (_I64C, *obs_sig, types.int64), W, obs, mask, 0)
-        # compiled on copies: a step must not change this hand before it is loaded
-        pool = self.pool
+        self._observe = _entry(
+            K.aec_observe, (_I64C, *obs_sig, types.int64), W.copy(), obs, mask, 0
+        )
         self._step = _entry(K.aec_step, (_I64C, _I64C, types.int64), W.copy(), pool.copy(), -1)
         self._step_observe = _entry(
             K.aec_step_observe,
@@ -107,6 +113,14 @@ class FastHand:
             obs,
             mask,
         )
+
+    def __getstate__(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], int]:
+        """The hand's arrays (the entry points are taken again on unpickling)."""
+        return self.W, self.pool, self.n
+
+    def __setstate__(self, state: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], int]) -> None:
+        self.W, self.pool, self.n = state
+        self._bind()
 
     def _grow_pool(self, new_rows: int) -> None:
         W = self.W

@@ -35,6 +35,7 @@ from ..core import (
     RESPOND,
     Game,
     Observation,
+    Origin,
     State,
 )
 from ._encode import I_MASK_ANY, TAB_KNOWN, TAB_SEAT, TAB_SIZE, encode_obs, fresh_kernel
@@ -341,6 +342,9 @@ def encode_state(
     return out
 
 
+_EncoderState = tuple[Game, Origin, tuple[tuple[int, ...], ...], list[npt.NDArray[np.int64]]]
+
+
 class HandEncoder:
     """The encoder of one hand's states (one deal, or one position start): it holds
     each seat's table with the hand's constants in it (the cards known at the start,
@@ -372,6 +376,14 @@ class HandEncoder:
             tabs.append(tab)
         self.tabs = tabs
         self._kernel = fresh_kernel(game.n)
+
+    def __getstate__(self) -> _EncoderState:
+        """Everything but the kernel's entry point (taken again on unpickling)."""
+        return self.game, self.origin, self.req, self.tabs
+
+    def __setstate__(self, state: _EncoderState) -> None:
+        self.game, self.origin, self.req, self.tabs = state
+        self._kernel = fresh_kernel(self.game.n)
 
     def _fields(self, state: State) -> tuple[int, ...]:
         pile = state.pile
