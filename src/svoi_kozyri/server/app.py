@@ -17,7 +17,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, FastAPI, Header, Query, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import (
-    FileResponse,
+    HTMLResponse,
     JSONResponse,
     PlainTextResponse,
     RedirectResponse,
@@ -39,6 +39,7 @@ from .guard import (
     install_log_redaction,
 )
 from .hub import LOBBY_MAX, LOBBY_PAGE, Hub
+from .pages import page_shell
 from .players import install_players
 from .replay import iter_replay
 from .scheduler import IDLE_PAUSE_S
@@ -168,8 +169,8 @@ def create_app(
         )
 
     @app.get("/", include_in_schema=False)
-    async def index() -> FileResponse:
-        return FileResponse(STATIC_DIR / "index.html")
+    async def index() -> HTMLResponse:
+        return page_shell("app")
 
     @app.get("/rules", include_in_schema=False)
     async def rules_page(

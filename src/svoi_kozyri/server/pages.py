@@ -1,8 +1,10 @@
-"""The HTML shell of the stand-alone pages (learn, analysis, deal, session).
+"""The HTML documents of the web game: the game itself (``/``) and the stand-alone
+pages (learn, analysis, deal, session).
 
-Why one shell: the four pages are the same document but for the module that
-builds them (the text comes from the message catalogues, in the browser); four
-copies of the head had to be kept in step by hand.
+Why one template: the five documents differ only in their stylesheet, the module
+that builds them and the placeholder shown until it has (the text comes from the
+message catalogues, in the browser); five copies of the same head had to be kept
+in step by hand.
 """
 
 from __future__ import annotations
@@ -11,28 +13,41 @@ from typing import Final
 
 from fastapi.responses import HTMLResponse
 
-#: the pages and their modules under /static
-PAGES: Final = ("analysis", "deal", "learn", "session")
-
-_SHELL: Final = """<!doctype html>
+_TEMPLATE: Final = """<!doctype html>
 <html lang="en">
 <head>
   <meta charset="utf-8">
-  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <meta name="viewport" content="width=device-width, initial-scale=1{viewport}">
   <title>Svoi Kozyri</title>
-  <link rel="stylesheet" href="/static/pages.css">
+  <link rel="stylesheet" href="/static/{css}">
   <link rel="icon" href="/cards/AS.svg" type="image/svg+xml">
 </head>
 <body>
-  <div id="page"><main id="app">Loading…</main></div>
-  <noscript>This page needs JavaScript.</noscript>
+  {body}
+  <noscript>{noscript}</noscript>
   <script type="module" src="/static/{page}.js"></script>
 </body>
 </html>
 """
-_HTML: Final = {page: _SHELL.replace("{page}", page) for page in PAGES}
+_GAME: Final = {
+    "viewport": ", viewport-fit=cover",  # the table runs to a phone's rounded edges
+    "css": "style.css",
+    "body": '<div id="root"><p class="loading">Svoi Kozyri…</p></div>',
+    "noscript": "This game needs JavaScript.",
+}
+_PAGE: Final = {
+    "viewport": "",
+    "css": "pages.css",
+    "body": '<div id="page"><main id="app">Loading…</main></div>',
+    "noscript": "This page needs JavaScript.",
+}
+#: the documents by the module that builds them (``/static/<name>.js``)
+DOCUMENTS: Final = {
+    page: _TEMPLATE.format(page=page, **(_GAME if page == "app" else _PAGE))
+    for page in ("app", "analysis", "deal", "learn", "session")
+}
 
 
 def page_shell(page: str) -> HTMLResponse:
-    """The document of stand-alone page ``page`` (one of :data:`PAGES`)."""
-    return HTMLResponse(_HTML[page])
+    """The document of ``page`` (a key of :data:`DOCUMENTS`)."""
+    return HTMLResponse(DOCUMENTS[page])
