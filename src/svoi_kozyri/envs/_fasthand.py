@@ -70,14 +70,15 @@ class FastHand:
     (True, True)
     """
 
-    __slots__ = ("W", "_observe", "_step", "_step_observe", "n", "pool")
+    __slots__ = ("W", "_observe", "_step", "_step_observe", "n")
 
     def __init__(self, game: Game) -> None:
         n = self.n = game.n
-        W = self.W = np.zeros(K.W_SIZE, dtype=np.int64)
+        flags = kernel_flags(game)
+        # the hand's tables and fields, then its repetition pool (grown on demand)
+        W = self.W = np.zeros(K.W_SIZE + (1 << 7 if flags[1] else 1), dtype=np.int64)
         W[K.W_S + K._C_TOFF] = -1  # no repetition table yet
         W[K.W_M + 2 : K.W_M + K.M_SIZE] = -1  # empty free lists
-        flags = kernel_flags(game)
         W[K.W_FLAGS : K.W_FLAGS + 8] = flags
         W[K.W_BEAT : K.W_BEAT + n * NUM_CARDS] = np.ravel([game.beat_row(s) for s in range(n)])
         W[K.W_REQ : K.W_REQ + n * NUM_CARDS] = np.ravel([game.pickup_row(s) for s in range(n)])
@@ -91,46 +92,42 @@ class FastHand:
         const = np.array([v.const for v in views], dtype=np.int64)
         assert const.shape[1] == K.W_NCONST
         W[K.W_CONST : K.W_CONST + n * K.W_NCONST] = const.ravel()
-        self.pool = np.zeros(1 << 7 if flags[1] else 1, dtype=np.int64)
         self._bind()
 
     def _bind(self) -> None:
         """Take the kernels' compiled entry points (compiled on first use, on copies
         of the arrays: an example call must not change this hand)."""
-        W, pool = self.W, self.pool
+        W = self.W
         obs, mask = np.empty(OBS_SIZE, _F32), np.empty(NUM_ACTIONS, _I8)
         obs_sig = (types.Array(types.float32, 1, "C"), types.Array(types.int8, 1, "C"))
         self._observe = _entry(
             K.aec_observe, (_I64C, *obs_sig, types.int64), W.copy(), obs, mask, 0
         )
-        self._step = _entry(K.aec_step, (_I64C, _I64C, types.int64), W.copy(), pool.copy(), -1)
+        self._step = _entry(K.aec_step, (_I64C, types.int64), W.copy(), -1)
         self._step_observe = _entry(
-            K.aec_step_observe,
-            (_I64C, _I64C, types.int64, *obs_sig),
-            W.copy(),
-            pool.copy(),
-            -1,
-            obs,
-            mask,
+            K.aec_step_observe, (_I64C, types.int64, *obs_sig), W.copy(), -1, obs, mask
         )
 
-    def __getstate__(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], int]:
-        """The hand's arrays (the entry points are taken again on unpickling)."""
-        return self.W, self.pool, self.n
+    def __getstate__(self) -> tuple[npt.NDArray[np.int64], int]:
+        """The hand's array (the entry points are taken again on unpickling)."""
+        return self.W, self.n
 
-    def __setstate__(self, state: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], int]) -> None:
-        self.W, self.pool, self.n = state
+    def __setstate__(self, state: tuple[npt.NDArray[np.int64], int]) -> None:
+        self.W, self.n = state
         self._bind()
 
     def _grow_pool(self, new_rows: int) -> None:
+        """Make the pool (the array after ``W_SIZE``) large enough for the worst case
+        of the next call: a longer array, the words copied to the same places."""
         W = self.W
         S = W[K.W_S : K.W_S + K.S_WIDTH].reshape(1, K.S_WIDTH)
         M = W[K.W_M : K.W_M + K.M_SIZE]
-        missing = int(K._pool_missing(S, self.pool, M, new_rows))
+        pool = W[K.W_SIZE :]
+        missing = int(K._pool_missing(S, pool, M, new_rows))
         if missing > 0:
-            old = self.pool
-            self.pool = np.zeros(max(2 * len(old), len(old) + missing), dtype=np.int64)
-            self.pool[: len(old)] = old
+            grown = np.zeros(K.W_SIZE + max(2 * len(pool), len(pool) + missing), dtype=np.int64)
+            grown[: len(W)] = W
+            self.W = grown
 
     def load(self, state: State) -> None:
         """Start from ``state`` (a state of this game whose hand goes on): its
@@ -144,27 +141,27 @@ class FastHand:
         pile_in = np.zeros(NUM_CARDS, dtype=np.int64)
         pile_in[: len(pile)] = pile
         args = (hands, known, pile_in, len(pile), state.discard, state.to_act_seat)
-        while K.aec_load(self.W, self.pool, *args, state.phase, state.turns) == K._NEED_POOL:
+        while K.aec_load(self.W, *args, state.phase, state.turns) == K._NEED_POOL:
             self._grow_pool(1)
 
     def step(self, a: int) -> int:
         """Apply step action ``a`` (an int in 0..40; the caller checks the type and
         range): :data:`ILLEGAL` (nothing changed), :data:`OVER`, or the next turn's
         legal actions as bits | its seat << :data:`SEAT_SHIFT`."""
-        r: int = self._step(self.W, self.pool, a)
+        r: int = self._step(self.W, a)
         while r == K._NEED_POOL:
             self._grow_pool(0)
-            r = self._step(self.W, self.pool, a)
+            r = self._step(self.W, a)
         return r
 
     def step_observe(self, a: int, obs: npt.NDArray[np.float32], mask: npt.NDArray[np.int8]) -> int:
         """:meth:`step`, then, if the hand goes on, the next seat to act's tensor and
         mask written into ``obs`` and ``mask`` (C-contiguous float32[OBS_SIZE] and
         int8[41], which the caller makes: the entry point checks nothing)."""
-        r: int = self._step_observe(self.W, self.pool, a, obs, mask)
+        r: int = self._step_observe(self.W, a, obs, mask)
         while r == K._NEED_POOL:
             self._grow_pool(0)
-            r = self._step_observe(self.W, self.pool, a, obs, mask)
+            r = self._step_observe(self.W, a, obs, mask)
         return r
 
     def observe(self, seat: int) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.int8]]:

@@ -800,10 +800,11 @@ def _observations(out, seats, S, P, flags, req, rel_of_abs, const, rel_seat, dec
 
 # --------------------------------------------------------------- one hand, one array
 # The AEC environment's fast path (``envs._fasthand``): one hand whose every table
-# and field lives in one int64 array ``W`` (plus the repetition pool), so that a
-# step or an observation is one compiled call with two to four array arguments
-# (numba's call costs about 0.1 µs per array argument, which a step of a
-# dozen separate arrays would spend several times over).  The views below are the
+# and field lives in one int64 array ``W``, its repetition pool in the same array
+# after ``W_SIZE`` (so it grows by making the array longer), so that a step or an
+# observation is one compiled call with one to three array arguments (numba's call
+# costs some 35 ns per array argument, which a step of a dozen separate arrays
+# would spend several times over).  The views below are the
 # batch kernels' arrays for a batch of one, so the hand logic is the same code.
 
 W_S: Final = 0  # the hand's row of S (S_WIDTH)
@@ -845,10 +846,11 @@ def _w_views(W):
 
 
 @njit(cache=True)
-def aec_load(W, pool, hands_in, known_in, pile_in, n_pile, disc, seat, ph, nturns):
+def aec_load(W, hands_in, known_in, pile_in, n_pile, disc, seat, ph, nturns):
     """Put a position (an engine state's fields) into the hand; _NEED_POOL (nothing
     done) if the pool must grow first, else 0."""
-    W, pool = _unmanaged(W), _unmanaged(pool)
+    W = _unmanaged(W)
+    pool = _span(W, W_SIZE, W.shape[0] - W_SIZE)
     S, P, flags, _beat, _req, _nxt, M, _Q = _w_views(W)
     if flags[_F_REP] and _pool_missing(S[:0], pool, M, 1) > 0:
         return _NEED_POOL
@@ -858,11 +860,12 @@ def aec_load(W, pool, hands_in, known_in, pile_in, n_pile, disc, seat, ph, nturn
 
 
 @njit(cache=True)
-def aec_step(W, pool, a):
+def aec_step(W, a):
     """Apply step action ``a``: AEC_ILLEGAL or _NEED_POOL (nothing changed),
     AEC_OVER (the hand ended), or the next turn packed as its legal bits | the seat
     to act << AEC_SEAT_SHIFT."""
-    W, pool = _unmanaged(W), _unmanaged(pool)
+    W = _unmanaged(W)
+    pool = _span(W, W_SIZE, W.shape[0] - W_SIZE)
     S, P, flags, beat, req, nxt, M, Q = _w_views(W)
     if S[0, _C_PHASE] == _OVER or a < 0 or a > PICKUP:
         return AEC_ILLEGAL
@@ -899,11 +902,11 @@ def aec_observe(W, out, mask_out, seat):
 
 
 @njit(cache=True)
-def aec_step_observe(W, pool, a, out, mask_out):
+def aec_step_observe(W, a, out, mask_out):
     """:func:`aec_step`, then, if the hand goes on, the observation of the seat to
     act next written as :func:`aec_observe` does (one call for a loop that observes
     every step)."""
-    r = aec_step(W, pool, a)
+    r = aec_step(W, a)
     if r >= 0:
         _w_observe(_unmanaged(W), _unmanaged(out), _unmanaged(mask_out), r >> AEC_SEAT_SHIFT)
     return r

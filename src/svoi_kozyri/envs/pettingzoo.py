@@ -283,9 +283,9 @@ class raw_env(AECEnv):  # type: ignore[misc]
             self._observing = False
             obs = _empty(OBS_SIZE, _F32)
             mask = _empty(NUM_ACTIONS, _I8)
-            r = fast._step_observe(fast.W, fast.pool, a, obs, mask)
+            r = fast._step_observe(fast.W, a, obs, mask)
         else:
-            r = fast._step(fast.W, fast.pool, a)
+            r = fast._step(fast.W, a)
         if r < 0:
             if r == NEED_POOL:
                 r = fast.step(a) if obs is None else fast.step_observe(a, obs, mask)
