@@ -88,8 +88,9 @@ from .endgame import EndgameTables
 _BIG = 1 << 30
 
 #: The depth-first phase of :meth:`Solver.solve` searches up to this many steps
-#: (wins within it are found with their shortest distance); df-pn does the rest.
-QUICK_DEPTH = 12
+#: (wins within it are found with their shortest distance) before the fixpoint of
+#: the reachable graph settles what is left.
+QUICK_DEPTH = 6
 
 
 class SolverTimeout(Exception):
@@ -207,8 +208,15 @@ class Solver:
     seats, so solving successive positions of one hand reuses earlier work.
     """
 
-    def __init__(self, max_table: int = 2_000_000, tables: EndgameTables | None = None) -> None:
+    def __init__(
+        self,
+        max_table: int = 2_000_000,
+        tables: EndgameTables | None = None,
+        quick_depth: int = QUICK_DEPTH,
+    ) -> None:
         self.max_table = max_table
+        #: the depth-first search runs to this many steps before the fixpoint
+        self.quick_depth = quick_depth
         #: exact endgame tables consulted for small positions (see :mod:`.endgame`)
         self.tables = tables
         #: the clock budgets are measured on (``time.process_time`` for CPU seconds)
@@ -242,6 +250,23 @@ class Solver:
         self._rmin = _BIG
         self._rmax = -1
         self._rhz = False
+        self._fix_rank = 0
+        # the state of one fixpoint computation (see _fixpoint)
+        self._fx_table: dict[int, list[int]] = {}
+        self._fx_other: dict[int, list[int]] = {}
+        self._fx_idx: dict[int, int] = {}
+        self._fx_val: list[int] = []
+        self._fx_rank: list[int] = []
+        self._fx_best: list[int] = []
+        self._fx_or: list[bool] = []
+        self._fx_state: list[tuple[int, int, int, int, int, int]] = []
+        self._fx_key: list[int] = []
+        self._fx_kkey: list[list[int]] = []
+        self._fx_kact: list[list[int]] = []
+        self._fx_watch: list[int] = []
+        self._fx_maxr: list[int] = []
+        self._fx_deps: list[list[int]] = []
+        self._fx_stack: list[int] = []
 
     # -- set-up ----------------------------------------------------------------
 
@@ -901,6 +926,276 @@ class Solver:
             return None
         return _move_of(moves, (a, b))
 
+    # -- the least fixpoint of the reachable graph ---------------------------------
+
+    def _fixpoint(self, root: tuple[int, int, int, int, int, int], att: int) -> int:
+        """Decide "can ``att`` force a win?" exactly over the reachable graph, by a
+        local least-fixpoint computation (Liu and Smolka 1998) instead of a search
+        of paths: returns 1 (a win; the table then holds a strategy whose step
+        counts strictly fall) or 0 (no win at all).  Raises ``SolverTimeout``.
+
+        Every position met gets one node, whatever the path to it, so nothing is
+        searched twice and there is no graph-history interaction at all: a node is
+        *true* once it is proven won (attacker: one true child; defender: every
+        child true), everything else is "not proven yet".  The attacker's nodes
+        wait on all their children, the defender's nodes on one child at a time
+        (a defence is given up only when it is proven lost, then the next is
+        tried; a pickup first, which keeps the defender's closed sets about five
+        times smaller than the usual order).  When no work is left the nodes
+        still not true form a closed set the defender can keep the play in for
+        ever (or leave only to an end that is no win for the attacker): a
+        refutation of the whole set at once, which holds in every path context.
+        A repetition is therefore free for the defender: a defence that moves to
+        a node already met waits on it and costs nothing more.
+
+        ``rank`` bounds the steps of the proven strategy (attacker: one more than
+        the child that proved it; defender: one more than the largest of its
+        children), so the step stored for each true node leads to a node of
+        smaller rank: following the stored steps never repeats a position, and
+        the table's "a win within ``rank`` steps" stays true."""
+        self._att = att
+        self._fx_table = self._tables[att]
+        self._fx_other = self._tables[1 - att]
+        self._fx_idx = {}
+        self._fx_val = []
+        self._fx_rank = []
+        self._fx_best = []
+        self._fx_or = []
+        self._fx_state = []
+        self._fx_key = []
+        self._fx_kkey = []
+        self._fx_kact = []
+        self._fx_watch = []
+        self._fx_maxr = []
+        self._fx_deps = []
+        self._fx_stack = []
+        idx = self._fx_idx
+        val = self._fx_val
+        rank = self._fx_rank
+        best = self._fx_best
+        isor = self._fx_or
+        state = self._fx_state
+        kkey = self._fx_kkey
+        kact = self._fx_kact
+        watch = self._fx_watch
+        maxr = self._fx_maxr
+        deps = self._fx_deps
+        stack = self._fx_stack
+        h0, h1, pile, _plen, p, phase = root
+        r = self._fix_node(root, _pos_key(h0, h1, pile, p, phase))
+        try:
+            while stack and val[r] != 1:
+                self.nodes += 1
+                if self.nodes & 255 == 0 and self.clock() > self._deadline:
+                    raise SolverTimeout
+                ed = stack.pop()
+                x = ed >> 8
+                j = ed & 255
+                if val[x] != 0:
+                    continue
+                xor = isor[x]
+                if not xor and j != watch[x]:
+                    continue
+                k = kkey[x][j]
+                y = idx.get(k, -1)
+                if y < 0:
+                    s = state[x]
+                    c = self._child(s[0], s[1], s[2], s[3], s[4], s[5], kact[x][j])
+                    y = self._fix_node((c[0], c[1], c[2], c[3], c[4], c[5]), k)
+                if val[y] != 1:
+                    deps[y].append(ed)
+                    continue
+                # child y is proven won
+                if xor:
+                    val[x] = 1
+                    rank[x] = rank[y] + 1
+                    best[x] = kact[x][j]
+                else:
+                    m = maxr[x]
+                    if rank[y] > m:
+                        m = rank[y]
+                    ks = kkey[x]
+                    n = len(ks)
+                    w = j + 1
+                    while w < n:  # skip defences already proven lost
+                        z = idx.get(ks[w], -1)
+                        if z < 0 or val[z] != 1:
+                            break
+                        if rank[z] > m:
+                            m = rank[z]
+                        w += 1
+                    maxr[x] = m
+                    watch[x] = w
+                    if w < n:
+                        best[x] = kact[x][w]
+                        stack.append(x << 8 | w)
+                        continue
+                    val[x] = 1
+                    rank[x] = m + 1
+                    best[x] = kact[x][0]
+                for d in deps[x]:
+                    stack.append(d)
+                deps[x] = []
+        except SolverTimeout:
+            self._fix_store(False)
+            self._fix_clear()
+            raise
+        won = val[r] == 1
+        self._fix_rank = rank[r] if won else 0
+        self._fix_store(not won)
+        self._fix_clear()
+        return 1 if won else 0
+
+    def _fix_node(self, s: tuple[int, int, int, int, int, int], key: int) -> int:
+        """A new node of the fixpoint computation for position ``s``: settled from
+        the tables, at once from its ends, or expanded (its first edges pushed);
+        returns its index."""
+        h0, h1, pile, plen, p, phase = s
+        val = self._fx_val
+        i = len(val)
+        self._fx_idx[key] = i
+        self._fx_key.append(key)
+        self._fx_deps.append([])
+        self._fx_state.append(s)
+        self._fx_watch.append(0)
+        self._fx_maxr.append(0)
+        is_or = p == self._att
+        self._fx_or.append(is_or)
+        e = self._fx_table.get(key)
+        o = self._fx_other.get(key)
+        if e is not None and e[0] < _BIG:
+            val.append(1)
+            self._fx_rank.append(e[0])
+            self._fx_best.append(e[2])
+            self._fx_kkey.append([])
+            self._fx_kact.append([])
+            return i
+        if (e is not None and e[1] == _BIG) or (o is not None and o[0] < _BIG):
+            val.append(2)
+            self._fx_rank.append(0)
+            if e is not None and e[1] == _BIG:
+                self._fx_best.append(e[2])
+            else:
+                self._fx_best.append(-1 if is_or or o is None else o[2])
+            self._fx_kkey.append([])
+            self._fx_kact.append([])
+            return i
+        acts = self._order(h0, h1, pile, p, phase, e[2] if e is not None else -1)
+        if not is_or and acts[-1] == PICKUP:
+            acts.insert(0, acts.pop())
+        danger = self._danger
+        ck: list[int] = []
+        ca: list[int] = []
+        v = 0
+        b = -1
+        for a in acts:
+            c0, c1, cp, _cl, q, cph, out = self._child(h0, h1, pile, plen, p, phase, a)
+            if out != -2:
+                if is_or:
+                    if out == 1:
+                        v = 1
+                        b = a
+                        break
+                    continue
+                v = 2  # the defender ends the hand: no win for the attacker
+                b = a
+                break
+            k = (((cp << 40 | c0) << 40 | c1) << 2 | q) << 2 | cph
+            if danger and cph != LEAD and k in danger:  # the threefold rule ends it
+                if is_or:
+                    continue
+                v = 2
+                b = a
+                break
+            ck.append(k)
+            ca.append(a)
+        if v == 0 and not ck:
+            v = 2  # the attacker has only ends that are no win
+        if v == 0 and not is_or:
+            b = ca[0]
+        val.append(v)
+        self._fx_rank.append(1 if v == 1 else 0)
+        self._fx_best.append(b)
+        self._fx_kkey.append(ck)
+        self._fx_kact.append(ca)
+        if v == 0:
+            stack = self._fx_stack
+            if is_or:
+                for j in range(len(ck) - 1, -1, -1):
+                    stack.append(i << 8 | j)
+            else:
+                stack.append(i << 8)
+        return i
+
+    def _fix_store(self, closed: bool) -> None:
+        """Write what a fixpoint computation proved into the table: the won nodes
+        with their rank and step, and (``closed``: the computation ran out of work)
+        every other node as refuted at every depth."""
+        table = self._fx_table
+        keys = self._fx_key
+        val = self._fx_val
+        rank = self._fx_rank
+        best = self._fx_best
+        room = self.max_table - len(table)
+        for i in range(len(keys)):
+            v = val[i]
+            if v == 0 and not closed:
+                continue
+            key = keys[i]
+            e = table.get(key)
+            if v == 1:
+                if e is None:
+                    if room <= 0:
+                        continue
+                    room -= 1
+                    table[key] = [rank[i], -1, best[i]]
+                elif rank[i] < e[0]:
+                    e[0] = rank[i]
+                    e[2] = best[i]
+            elif e is None:
+                if room <= 0:
+                    continue
+                room -= 1
+                table[key] = [_BIG, _BIG, best[i]]
+            elif e[1] < _BIG:
+                e[1] = _BIG
+                if e[0] == _BIG:
+                    e[2] = best[i]
+
+    def _fix_clear(self) -> None:
+        self._fx_idx = {}
+        self._fx_val = []
+        self._fx_rank = []
+        self._fx_best = []
+        self._fx_or = []
+        self._fx_state = []
+        self._fx_key = []
+        self._fx_kkey = []
+        self._fx_kact = []
+        self._fx_watch = []
+        self._fx_maxr = []
+        self._fx_deps = []
+        self._fx_stack = []
+
+    def _fix_move(
+        self, root: tuple[int, int, int, int, int, int], moves: list[Move], att: int
+    ) -> Move | None:
+        """The turn-level move stored by the fixpoint computation at the root: the
+        attacker's proving steps or the defender's refuting ones."""
+        h0, h1, pile, plen, p, phase = root
+        table = self._tables[att]
+        e = table.get(_pos_key(h0, h1, pile, p, phase))
+        if e is None or e[2] < 0:
+            return None
+        a = e[2]
+        c = self._child(h0, h1, pile, plen, p, phase, a)
+        if c[5] != LEAD or c[6] != -2:
+            return _move_of(moves, (a,))
+        ce = table.get(_pos_key(c[0], c[1], c[2], c[4], c[5]))
+        if ce is None or ce[2] < 0:
+            return None
+        return _move_of(moves, (a, ce[2]))
+
     # -- public API ------------------------------------------------------------
 
     def bounds(self, state: State) -> tuple[int, int]:
@@ -955,13 +1250,38 @@ class Solver:
         hope: Move | None = None
         depth = 0
         failed = 0  # the attacker (me) has no win within this many steps
-        # Iterative deepening depth-first search (cheap for short wins, finds the
-        # shortest, and exhausts small cycles of repetitions), and beyond
-        # QUICK_DEPTH steps, after every deepening, a df-pn slice of as many nodes
-        # for each open question (best-first: long narrow wins).
+        # Iterative deepening depth-first search to ``quick_depth`` steps (cheap for
+        # short wins, finds the shortest), then the fixpoint of the reachable graph
+        # for each open question; only if that is no use (a win longer than the
+        # action cap allows) the deepening goes on, with a df-pn slice of as many
+        # nodes for each open question after every deepening.
         by_dfpn = False
+        fixed = False
         try:
             while depth < max_depth:
+                if not fixed and depth >= self.quick_depth and max_depth >= 10_000:
+                    # the exact fixpoint of the reachable graph settles both questions
+                    fixed = True
+                    if win_me is None:
+                        if self._fixpoint(root, me):
+                            m = self._fix_move(root, moves, me)
+                            if m is not None and self._fix_rank <= max_depth:
+                                win_me, move, by_dfpn = True, m, True
+                                break
+                        else:
+                            win_me = False
+                    if win_opp is None:
+                        if self._fixpoint(root, opp):
+                            if self._fix_rank <= max_depth:
+                                win_opp = True
+                                break
+                        else:
+                            m = self._fix_move(root, moves, opp)
+                            win_opp = False
+                            if m is not None:
+                                safe = m
+                    if win_me is False and win_opp is False:
+                        break
                 depth = min(max(depth + step, depth * 3 // 2), max_depth)
                 n0 = self.nodes
                 if win_me is None:
@@ -984,7 +1304,7 @@ class Solver:
                         hope = m
                 if win_me is False and win_opp is False:
                     break
-                if depth < QUICK_DEPTH or max_depth < 10_000:
+                if not fixed or max_depth < 10_000:
                     continue
                 nodes = max(20_000, self.nodes - n0)
                 if win_me is None:
