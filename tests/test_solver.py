@@ -166,7 +166,7 @@ def test_fixpoint_refutations_hold_in_any_context() -> None:
         me = root[4]
         wm = solver._fixpoint(root, me)
         wo = solver._fixpoint(root, 1 - me)
-        assert not (wm and wo)
+        assert wm in (0, 1) and wo in (0, 1) and not (wm and wo)
         assert (1 if wm else (-1 if wo else 0)) == ref, (i, s)
 
 

@@ -92,6 +92,9 @@ _BIG = 1 << 30
 #: the reachable graph settles what is left.
 QUICK_DEPTH = 6
 
+#: The fixpoint computation gives up beyond this many positions (about 1 KB each).
+MAX_GRAPH = 1_500_000
+
 
 class SolverTimeout(Exception):
     """Raised inside the search when the time budget is spent."""
@@ -265,6 +268,7 @@ class Solver:
         self._fx_kact: list[list[int]] = []
         self._fx_watch: list[int] = []
         self._fx_maxr: list[int] = []
+        self._fx_more: list[bool] = []
         self._fx_deps: list[list[int]] = []
         self._fx_stack: list[int] = []
 
@@ -932,7 +936,8 @@ class Solver:
         """Decide "can ``att`` force a win?" exactly over the reachable graph, by a
         local least-fixpoint computation (Liu and Smolka 1998) instead of a search
         of paths: returns 1 (a win; the table then holds a strategy whose step
-        counts strictly fall) or 0 (no win at all).  Raises ``SolverTimeout``.
+        counts strictly fall), 0 (no win at all) or -1 (the graph met outgrew
+        ``min(max_table, MAX_GRAPH)`` nodes).  Raises ``SolverTimeout``.
 
         Every position met gets one node, whatever the path to it, so nothing is
         searched twice and there is no graph-history interaction at all: a node is
@@ -967,6 +972,7 @@ class Solver:
         self._fx_kact = []
         self._fx_watch = []
         self._fx_maxr = []
+        self._fx_more = []
         self._fx_deps = []
         self._fx_stack = []
         idx = self._fx_idx
@@ -979,15 +985,22 @@ class Solver:
         kact = self._fx_kact
         watch = self._fx_watch
         maxr = self._fx_maxr
+        more = self._fx_more
         deps = self._fx_deps
         stack = self._fx_stack
         h0, h1, pile, _plen, p, phase = root
         r = self._fix_node(root, _pos_key(h0, h1, pile, p, phase))
+        limit = min(self.max_table, MAX_GRAPH)
         try:
             while stack and val[r] != 1:
                 self.nodes += 1
-                if self.nodes & 255 == 0 and self.clock() > self._deadline:
-                    raise SolverTimeout
+                if self.nodes & 255 == 0:
+                    if self.clock() > self._deadline:
+                        raise SolverTimeout
+                    if len(val) > limit:  # too large to hold: keep what is proven
+                        self._fix_store(False)
+                        self._fix_clear()
+                        return -1
                 ed = stack.pop()
                 x = ed >> 8
                 j = ed & 255
@@ -996,11 +1009,17 @@ class Solver:
                 xor = isor[x]
                 if not xor and j != watch[x]:
                     continue
-                k = kkey[x][j]
+                s = state[x]
+                lazy = not xor and not kkey[x]
+                if lazy:
+                    c = self._child(s[0], s[1], s[2], s[3], s[4], s[5], kact[x][j])
+                    k = (((c[2] << 40 | c[0]) << 40 | c[1]) << 2 | c[4]) << 2 | c[5]
+                else:
+                    k = kkey[x][j]
                 y = idx.get(k, -1)
                 if y < 0:
-                    s = state[x]
-                    c = self._child(s[0], s[1], s[2], s[3], s[4], s[5], kact[x][j])
+                    if not lazy:
+                        c = self._child(s[0], s[1], s[2], s[3], s[4], s[5], kact[x][j])
                     y = self._fix_node((c[0], c[1], c[2], c[3], c[4], c[5]), k)
                 if val[y] != 1:
                     deps[y].append(ed)
@@ -1015,10 +1034,19 @@ class Solver:
                     if rank[y] > m:
                         m = rank[y]
                     ks = kkey[x]
-                    n = len(ks)
+                    ka = kact[x]
+                    if more[x]:  # the pickup is lost: now the beats
+                        more[x] = False
+                        ka.extend(self._order(s[0], s[1], s[2], s[4], s[5], -1)[:-1])
+                    n = len(ka)
                     w = j + 1
                     while w < n:  # skip defences already proven lost
-                        z = idx.get(ks[w], -1)
+                        if ks:
+                            k = ks[w]
+                        else:
+                            c = self._child(s[0], s[1], s[2], s[3], s[4], s[5], ka[w])
+                            k = (((c[2] << 40 | c[0]) << 40 | c[1]) << 2 | c[4]) << 2 | c[5]
+                        z = idx.get(k, -1)
                         if z < 0 or val[z] != 1:
                             break
                         if rank[z] > m:
@@ -1059,6 +1087,7 @@ class Solver:
         self._fx_state.append(s)
         self._fx_watch.append(0)
         self._fx_maxr.append(0)
+        self._fx_more.append(False)
         is_or = p == self._att
         self._fx_or.append(is_or)
         e = self._fx_table.get(key)
@@ -1080,10 +1109,35 @@ class Solver:
             self._fx_kkey.append([])
             self._fx_kact.append([])
             return i
+        danger = self._danger
+        if not is_or and not danger:
+            # The defender's children are made only when watched (the keys of
+            # the others are never needed); it ends the hand only with its last
+            # card, and then the node is refuted at once.
+            hp = h0 if p == 0 else h1
+            if hp & (hp - 1) == 0 and (phase != RESPOND or self.beat[p][pile & 63] & hp):
+                val.append(2)
+                self._fx_rank.append(0)
+                self._fx_best.append(hp.bit_length() - 1)
+                self._fx_kkey.append([])
+                self._fx_kact.append([])
+                return i
+            if phase == RESPOND:
+                # the pickup first; the beats are ordered only once it is lost
+                acts = [PICKUP]
+                self._fx_more[i] = True
+            else:
+                acts = self._order(h0, h1, pile, p, phase, -1)
+            val.append(0)
+            self._fx_rank.append(0)
+            self._fx_best.append(acts[0])
+            self._fx_kkey.append([])
+            self._fx_kact.append(acts)
+            self._fx_stack.append(i << 8)
+            return i
         acts = self._order(h0, h1, pile, p, phase, e[2] if e is not None else -1)
         if not is_or and acts[-1] == PICKUP:
             acts.insert(0, acts.pop())
-        danger = self._danger
         ck: list[int] = []
         ca: list[int] = []
         v = 0
@@ -1174,6 +1228,7 @@ class Solver:
         self._fx_kact = []
         self._fx_watch = []
         self._fx_maxr = []
+        self._fx_more = []
         self._fx_deps = []
         self._fx_stack = []
 
@@ -1263,19 +1318,21 @@ class Solver:
                     # the exact fixpoint of the reachable graph settles both questions
                     fixed = True
                     if win_me is None:
-                        if self._fixpoint(root, me):
+                        f = self._fixpoint(root, me)
+                        if f == 1:
                             m = self._fix_move(root, moves, me)
                             if m is not None and self._fix_rank <= max_depth:
                                 win_me, move, by_dfpn = True, m, True
                                 break
-                        else:
+                        elif f == 0:
                             win_me = False
                     if win_opp is None:
-                        if self._fixpoint(root, opp):
+                        f = self._fixpoint(root, opp)
+                        if f == 1:
                             if self._fix_rank <= max_depth:
                                 win_opp = True
                                 break
-                        else:
+                        elif f == 0:
                             m = self._fix_move(root, moves, opp)
                             win_opp = False
                             if m is not None:
