@@ -164,10 +164,26 @@ def test_fixpoint_refutations_hold_in_any_context() -> None:
         solver = Solver()
         root = solver._root(s)
         me = root[4]
+        moves = s.legal_moves()
         wm = solver._fixpoint(root, me)
+        picked = [solver._fix_move(root, moves, me)] if wm else []
         wo = solver._fixpoint(root, 1 - me)
+        if not wo:
+            picked.append(solver._fix_move(root, moves, 1 - me))
         assert wm in (0, 1) and wo in (0, 1) and not (wm and wo)
-        assert (1 if wm else (-1 if wo else 0)) == ref, (i, s)
+        value = 1 if wm else (-1 if wo else 0)
+        assert value == ref, (i, s)
+        solver._fix_steps = ()  # the moves read back from the tables alone
+        if wm:
+            picked.append(solver._fix_move(root, moves, me))
+        if not wo:
+            picked.append(solver._fix_move(root, moves, 1 - me))
+        if picked:
+            exact = _reference_moves(s)
+            for m in picked:
+                assert m is not None and exact[str(m)] >= min(value, 0), (i, s, m, exact)
+                if m is picked[0] and wm:
+                    assert exact[str(m)] == 1
 
 
 def test_alphabeta_baseline_agrees_too() -> None:

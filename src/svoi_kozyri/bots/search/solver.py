@@ -254,6 +254,7 @@ class Solver:
         self._rmax = -1
         self._rhz = False
         self._fix_rank = 0
+        self._fix_steps: tuple[int, ...] = ()
         # the state of one fixpoint computation (see _fixpoint)
         self._fx_table: dict[int, list[int]] = {}
         self._fx_other: dict[int, list[int]] = {}
@@ -1070,6 +1071,18 @@ class Solver:
             raise
         won = val[r] == 1
         self._fix_rank = rank[r] if won else 0
+        # the root's proving or refuting turn, while the nodes are still here
+        self._fix_steps = ()
+        a = best[r]
+        if a >= 0:
+            s = state[r]
+            c = self._child(s[0], s[1], s[2], s[3], s[4], s[5], a)
+            if c[6] != -2 or c[5] != LEAD:
+                self._fix_steps = (a,)
+            else:
+                y = idx.get(_pos_key(c[0], c[1], c[2], c[4], c[5]), -1)
+                if y >= 0 and best[y] >= 0 and (val[y] == 1) == won:
+                    self._fix_steps = (a, best[y])
         self._fix_store(not won)
         self._fix_clear()
         return 1 if won else 0
@@ -1142,6 +1155,9 @@ class Solver:
         ca: list[int] = []
         v = 0
         b = -1
+        rk = 0
+        idx = self._fx_idx
+        table = self._fx_table
         for a in acts:
             c0, c1, cp, _cl, q, cph, out = self._child(h0, h1, pile, plen, p, phase, a)
             if out != -2:
@@ -1149,6 +1165,7 @@ class Solver:
                     if out == 1:
                         v = 1
                         b = a
+                        rk = 1
                         break
                     continue
                 v = 2  # the defender ends the hand: no win for the attacker
@@ -1161,6 +1178,23 @@ class Solver:
                 v = 2
                 b = a
                 break
+            if is_or:
+                # a child already proven won proves this node at once (else the
+                # children before it would be explored first)
+                j = idx.get(k, -1)
+                if j >= 0:
+                    if val[j] == 1:
+                        v = 1
+                        b = a
+                        rk = self._fx_rank[j] + 1
+                        break
+                else:
+                    te = table.get(k)
+                    if te is not None and te[0] < _BIG:
+                        v = 1
+                        b = a
+                        rk = te[0] + 1
+                        break
             ck.append(k)
             ca.append(a)
         if v == 0 and not ck:
@@ -1168,7 +1202,7 @@ class Solver:
         if v == 0 and not is_or:
             b = ca[0]
         val.append(v)
-        self._fx_rank.append(1 if v == 1 else 0)
+        self._fx_rank.append(rk)
         self._fx_best.append(b)
         self._fx_kkey.append(ck)
         self._fx_kact.append(ca)
@@ -1235,21 +1269,43 @@ class Solver:
     def _fix_move(
         self, root: tuple[int, int, int, int, int, int], moves: list[Move], att: int
     ) -> Move | None:
-        """The turn-level move stored by the fixpoint computation at the root: the
-        attacker's proving steps or the defender's refuting ones."""
+        """After a fixpoint answer at the root: the turn-level move that proves it
+        (the attacker to act) or refutes it (the defender to act).  The steps the
+        computation itself recorded, else a move whose result the table settles the
+        right way (for a win, the one of least rank)."""
+        if self._fix_steps:
+            m = _move_of(moves, self._fix_steps)
+            if m is not None:
+                return m
         h0, h1, pile, plen, p, phase = root
         table = self._tables[att]
-        e = table.get(_pos_key(h0, h1, pile, p, phase))
-        if e is None or e[2] < 0:
-            return None
-        a = e[2]
-        c = self._child(h0, h1, pile, plen, p, phase, a)
-        if c[5] != LEAD or c[6] != -2:
-            return _move_of(moves, (a,))
-        ce = table.get(_pos_key(c[0], c[1], c[2], c[4], c[5]))
-        if ce is None or ce[2] < 0:
-            return None
-        return _move_of(moves, (a, ce[2]))
+        won = p == att
+        found: Move | None = None
+        least = _BIG
+        for m in moves:
+            st = m.steps()
+            c = self._child(h0, h1, pile, plen, p, phase, st[0])
+            if c[6] == -2 and len(st) == 2:
+                c = self._child(c[0], c[1], c[2], c[3], c[4], c[5], st[1])
+            if c[6] != -2:  # the mover goes out: a win or a draw for the mover
+                if not won:
+                    return m
+                if c[6] == 1:
+                    return m
+                continue
+            key = _pos_key(c[0], c[1], c[2], c[4], c[5])
+            if not won:
+                o = self._tables[1 - att].get(key)
+                if o is not None and o[0] < _BIG:  # the defender wins from there
+                    return m
+            e = table.get(key)
+            if e is None:
+                continue
+            if won and e[0] < least:
+                least, found = e[0], m
+            elif not won and e[0] == _BIG and e[1] == _BIG:
+                return m
+        return found
 
     # -- public API ------------------------------------------------------------
 
