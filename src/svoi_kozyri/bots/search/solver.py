@@ -28,9 +28,17 @@ Technique:
   After a win is found the least ``d`` is found by bisection, so the move
   returned belongs to a shortest win: playing the solver's moves always makes
   progress and converts the win;
+* what the first ``quick_depth`` steps of deepening leave open is decided by a
+  **local least fixpoint of the reachable graph** (:meth:`Solver._fixpoint`,
+  after Liu and Smolka): one node per position whatever the path to it, so no
+  graph-history interaction and nothing searched twice; the positions left
+  unproven when the work runs out are a closed set the defender keeps the play
+  in, a refutation valid in any context.  Its wins carry a rank that falls
+  along the stored steps, so they are converted like the shortest wins;
 * **move ordering**: the table's step, going out, leads the opponent cannot
-  beat, cheap beats, pickup last; the table of the other question cuts too
-  (if the opponent can force a win, the player to act cannot);
+  beat, cheap beats, pickup last (the fixpoint's defender: pickup first); the
+  table of the other question cuts too (if the opponent can force a win, the
+  player to act cannot);
 * with a time budget the best proven bounds so far and a move achieving the
   lower one (a shortest win, a move that keeps "no loss" proven, or the move
   that held out longest against the opponent's win).
@@ -1347,8 +1355,10 @@ class Solver:
     ) -> SolveResult:
         """Solve ``state`` (open, turn boundary) within ``time_limit`` seconds
         (``None``: no limit).  Returns proven bounds and a move achieving the lower
-        one: with a proven win, a move of a shortest win (so that playing the
-        solver's moves always makes progress and never repeats a position)."""
+        one: with a proven win, a move of a shortest win when the depth-first
+        search found it, else a move of the fixpoint's strategy to a position of
+        smaller rank (either way playing the solver's moves always makes progress
+        and never repeats a position)."""
         t0 = self.clock()
         self._deadline = float("inf") if time_limit is None else t0 + time_limit
         nodes0 = self.nodes
