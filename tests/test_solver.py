@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from svoi_kozyri.bots.search.alphabeta import AlphaBetaSolver
 from svoi_kozyri.bots.search.solver import (
+    QUICK_DEPTH,
     Solver,
     exhaustive_value,
     is_open,
@@ -130,6 +131,61 @@ def test_values_and_optimal_moves_agree_under_every_option(game: Game) -> None:
     assert seen[1] > 5 and seen[-1] + seen[0] > 5, seen
 
 
+def test_the_fixpoint_alone_agrees_under_every_option() -> None:
+    """The fixpoint of the reachable graph with no depth-first phase before it
+    (``quick_depth=0``): values, the set of optimal moves and the move picked
+    agree with the exhaustive reference in every game and option set, with one
+    solver (its tables kept) over many positions."""
+    rng = random.Random(31)
+    games = GAMES + OPTION_GAMES
+    solver = Solver(quick_depth=0)
+    seen = {-1: 0, 0: 0, 1: 0}
+    for i in range(300):
+        s = random_open(rng, games[i % len(games)], rng.randint(4, 7))
+        ref = _reference_moves(s)
+        best = max(ref.values())
+        res = solver.solve(s, None)
+        assert res.proven and res.value == best, (i, s, ref, res)
+        assert res.move is not None and ref[str(res.move)] == best, (i, s, ref, res.move)
+        got = {str(m): v for m, v in Solver(quick_depth=0).move_values(s, None)}
+        assert got == ref, (i, s)
+        seen[best] += 1
+    assert min(seen.values()) > 20, seen
+
+
+def test_fixpoint_refutations_hold_in_any_context() -> None:
+    """Both questions answered by the fixpoint alone, on a fresh solver each:
+    the win/no-win answers match the reference, never both a win."""
+    rng = random.Random(32)
+    games = GAMES + OPTION_GAMES
+    for i in range(200):
+        s = random_open(rng, games[i % len(games)], rng.randint(4, 7))
+        ref = exhaustive_value(s)
+        solver = Solver()
+        root = solver._root(s)
+        me = root[4]
+        moves = s.legal_moves()
+        wm = solver._fixpoint(root, me)
+        picked = [solver._fix_move(root, moves, me)] if wm else []
+        wo = solver._fixpoint(root, 1 - me)
+        if not wo:
+            picked.append(solver._fix_move(root, moves, 1 - me))
+        assert wm in (0, 1) and wo in (0, 1) and not (wm and wo)
+        value = 1 if wm else (-1 if wo else 0)
+        assert value == ref, (i, s)
+        solver._fix_steps = ()  # the moves read back from the tables alone
+        if wm:
+            picked.append(solver._fix_move(root, moves, me))
+        if not wo:
+            picked.append(solver._fix_move(root, moves, 1 - me))
+        if picked:
+            exact = _reference_moves(s)
+            for m in picked:
+                assert m is not None and exact[str(m)] >= min(value, 0), (i, s, m, exact)
+                if m is picked[0] and wm:
+                    assert exact[str(m)] == 1
+
+
 def test_alphabeta_baseline_agrees_too() -> None:
     rng = random.Random(11)
     for i in range(300):
@@ -173,14 +229,16 @@ def test_bounds_under_a_depth_limit_are_sound() -> None:
             assert res.lo <= ref <= res.hi, (s, depth, res)
 
 
-def test_proven_wins_are_never_lost() -> None:
+@pytest.mark.parametrize("quick", [QUICK_DEPTH, 0])
+def test_proven_wins_are_never_lost(quick: int) -> None:
     """Playing the solver's moves from a proven win against random replies always
-    ends with the opponent as the loser (no loss, no draw by repetition)."""
+    ends with the opponent as the loser (no loss, no draw by repetition); also
+    with wins proven by the fixpoint alone (``quick_depth=0``)."""
     rng = random.Random(7)
     wins = 0
     for i in range(400):
         s = random_open(rng, GAMES[i % len(GAMES)], rng.randint(4, 8))
-        solver = Solver()
+        solver = Solver(quick_depth=quick)
         if solver.solve(s, 5.0).value != 1:
             continue
         wins += 1
@@ -297,7 +355,8 @@ def _repetition_seeker(s: State, rng: random.Random) -> Move:
     return max(scored, key=lambda t: (t[0], t[1]))[2]
 
 
-def test_proven_wins_are_converted_under_the_real_guards() -> None:
+@pytest.mark.parametrize("quick", [QUICK_DEPTH, 0])
+def test_proven_wins_are_converted_under_the_real_guards(quick: int) -> None:
     """Positions reached after random play, so the hand's history already holds
     repeated positions: a proven win played out by the solver against a
     defender that seeks the threefold repetition always ends with the defender
@@ -313,7 +372,7 @@ def test_proven_wins_are_converted_under_the_real_guards() -> None:
             s.push(rng.choice(s.legal_moves()))
         if s.is_over or not is_open(s):
             continue
-        solver = Solver()
+        solver = Solver(quick_depth=quick)
         if solver.solve(s, 5.0).value != 1:
             continue
         wins += 1

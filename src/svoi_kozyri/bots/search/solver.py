@@ -28,9 +28,17 @@ Technique:
   After a win is found the least ``d`` is found by bisection, so the move
   returned belongs to a shortest win: playing the solver's moves always makes
   progress and converts the win;
+* what the first ``quick_depth`` steps of deepening leave open is decided by a
+  **local least fixpoint of the reachable graph** (:meth:`Solver._fixpoint`,
+  after Liu and Smolka): one node per position whatever the path to it, so no
+  graph-history interaction and nothing searched twice; the positions left
+  unproven when the work runs out are a closed set the defender keeps the play
+  in, a refutation valid in any context.  Its wins carry a rank that falls
+  along the stored steps, so they are converted like the shortest wins;
 * **move ordering**: the table's step, going out, leads the opponent cannot
-  beat, cheap beats, pickup last; the table of the other question cuts too
-  (if the opponent can force a win, the player to act cannot);
+  beat, cheap beats, pickup last (the fixpoint's defender: pickup first); the
+  table of the other question cuts too (if the opponent can force a win, the
+  player to act cannot);
 * with a time budget the best proven bounds so far and a move achieving the
   lower one (a shortest win, a move that keeps "no loss" proven, or the move
   that held out longest against the opponent's win).
@@ -66,6 +74,7 @@ rules; a test plays proven wins out.
 
 from __future__ import annotations
 
+import gc
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -88,8 +97,12 @@ from .endgame import EndgameTables
 _BIG = 1 << 30
 
 #: The depth-first phase of :meth:`Solver.solve` searches up to this many steps
-#: (wins within it are found with their shortest distance); df-pn does the rest.
-QUICK_DEPTH = 12
+#: (wins within it are found with their shortest distance) before the fixpoint of
+#: the reachable graph settles what is left.
+QUICK_DEPTH = 6
+
+#: The fixpoint computation gives up beyond this many positions (about 1 KB each).
+MAX_GRAPH = 1_500_000
 
 
 class SolverTimeout(Exception):
@@ -207,8 +220,15 @@ class Solver:
     seats, so solving successive positions of one hand reuses earlier work.
     """
 
-    def __init__(self, max_table: int = 2_000_000, tables: EndgameTables | None = None) -> None:
+    def __init__(
+        self,
+        max_table: int = 2_000_000,
+        tables: EndgameTables | None = None,
+        quick_depth: int = QUICK_DEPTH,
+    ) -> None:
         self.max_table = max_table
+        #: the depth-first search runs to this many steps before the fixpoint
+        self.quick_depth = quick_depth
         #: exact endgame tables consulted for small positions (see :mod:`.endgame`)
         self.tables = tables
         #: the clock budgets are measured on (``time.process_time`` for CPU seconds)
@@ -242,6 +262,25 @@ class Solver:
         self._rmin = _BIG
         self._rmax = -1
         self._rhz = False
+        self._fix_rank = 0
+        self._fix_steps: tuple[int, ...] = ()
+        # the state of one fixpoint computation (see _fixpoint)
+        self._fx_table: dict[int, list[int]] = {}
+        self._fx_other: dict[int, list[int]] = {}
+        self._fx_idx: dict[int, int] = {}
+        self._fx_val: list[int] = []
+        self._fx_rank: list[int] = []
+        self._fx_best: list[int] = []
+        self._fx_or: list[bool] = []
+        self._fx_state: list[tuple[int, int, int, int, int, int]] = []
+        self._fx_key: list[int] = []
+        self._fx_kkey: list[list[int]] = []
+        self._fx_kact: list[list[int]] = []
+        self._fx_watch: list[int] = []
+        self._fx_maxr: list[int] = []
+        self._fx_more: list[bool] = []
+        self._fx_deps: list[list[int]] = []
+        self._fx_stack: list[int] = []
 
     # -- set-up ----------------------------------------------------------------
 
@@ -901,6 +940,395 @@ class Solver:
             return None
         return _move_of(moves, (a, b))
 
+    # -- the least fixpoint of the reachable graph ---------------------------------
+
+    def _fixpoint(self, root: tuple[int, int, int, int, int, int], att: int) -> int:
+        """:meth:`_fixpoint_run` with the cyclic garbage collector paused: the
+        computation allocates millions of small lists and tuples but no reference
+        cycles, so the collector would only rescan them (that halved the speed on
+        16-card positions)."""
+        collect = gc.isenabled()
+        gc.disable()
+        try:
+            return self._fixpoint_run(root, att)
+        finally:
+            if collect:
+                gc.enable()
+
+    def _fixpoint_run(self, root: tuple[int, int, int, int, int, int], att: int) -> int:
+        """Decide "can ``att`` force a win?" exactly over the reachable graph, by a
+        local least-fixpoint computation (Liu and Smolka 1998) instead of a search
+        of paths: returns 1 (a win; the table then holds a strategy whose step
+        counts strictly fall), 0 (no win at all) or -1 (the graph met outgrew
+        ``min(max_table, MAX_GRAPH)`` nodes).  Raises ``SolverTimeout``.
+
+        Every position met gets one node, whatever the path to it, so nothing is
+        searched twice and there is no graph-history interaction at all: a node is
+        *true* once it is proven won (attacker: one true child; defender: every
+        child true), everything else is "not proven yet".  The attacker's nodes
+        wait on all their children, the defender's nodes on one child at a time
+        (a defence is given up only when it is proven lost, then the next is
+        tried; a pickup first, which keeps the defender's closed sets about five
+        times smaller than the usual order).  When no work is left the nodes
+        still not true form a closed set the defender can keep the play in for
+        ever (or leave only to an end that is no win for the attacker): a
+        refutation of the whole set at once, which holds in every path context.
+        A repetition is therefore free for the defender: a defence that moves to
+        a node already met waits on it and costs nothing more.
+
+        ``rank`` bounds the steps of the proven strategy (attacker: one more than
+        the child that proved it; defender: one more than the largest of its
+        children), so the step stored for each true node leads to a node of
+        smaller rank: following the stored steps never repeats a position, and
+        the table's "a win within ``rank`` steps" stays true."""
+        self._att = att
+        self._fx_table = self._tables[att]
+        self._fx_other = self._tables[1 - att]
+        self._fx_idx = {}
+        self._fx_val = []
+        self._fx_rank = []
+        self._fx_best = []
+        self._fx_or = []
+        self._fx_state = []
+        self._fx_key = []
+        self._fx_kkey = []
+        self._fx_kact = []
+        self._fx_watch = []
+        self._fx_maxr = []
+        self._fx_more = []
+        self._fx_deps = []
+        self._fx_stack = []
+        idx = self._fx_idx
+        val = self._fx_val
+        rank = self._fx_rank
+        best = self._fx_best
+        isor = self._fx_or
+        state = self._fx_state
+        kkey = self._fx_kkey
+        kact = self._fx_kact
+        watch = self._fx_watch
+        maxr = self._fx_maxr
+        more = self._fx_more
+        deps = self._fx_deps
+        stack = self._fx_stack
+        h0, h1, pile, _plen, p, phase = root
+        r = self._fix_node(root, _pos_key(h0, h1, pile, p, phase))
+        limit = min(self.max_table, MAX_GRAPH)
+        try:
+            while stack and val[r] != 1:
+                self.nodes += 1
+                if self.nodes & 255 == 0:
+                    if self.clock() > self._deadline:
+                        raise SolverTimeout
+                    if len(val) > limit:  # too large to hold: keep what is proven
+                        self._fix_store(False)
+                        self._fix_clear()
+                        return -1
+                ed = stack.pop()
+                x = ed >> 8
+                j = ed & 255
+                if val[x] != 0:
+                    continue
+                xor = isor[x]
+                if not xor and j != watch[x]:
+                    continue
+                s = state[x]
+                lazy = not xor and not kkey[x]
+                if lazy:
+                    c = self._child(s[0], s[1], s[2], s[3], s[4], s[5], kact[x][j])
+                    k = (((c[2] << 40 | c[0]) << 40 | c[1]) << 2 | c[4]) << 2 | c[5]
+                else:
+                    k = kkey[x][j]
+                y = idx.get(k, -1)
+                if y < 0:
+                    if not lazy:
+                        c = self._child(s[0], s[1], s[2], s[3], s[4], s[5], kact[x][j])
+                    y = self._fix_node((c[0], c[1], c[2], c[3], c[4], c[5]), k)
+                if val[y] != 1:
+                    deps[y].append(ed)
+                    continue
+                # child y is proven won
+                if xor:
+                    val[x] = 1
+                    rank[x] = rank[y] + 1
+                    best[x] = kact[x][j]
+                else:
+                    m = maxr[x]
+                    if rank[y] > m:
+                        m = rank[y]
+                    ks = kkey[x]
+                    ka = kact[x]
+                    if more[x]:  # the pickup is lost: now the beats
+                        more[x] = False
+                        ka.extend(self._order(s[0], s[1], s[2], s[4], s[5], -1)[:-1])
+                    n = len(ka)
+                    w = j + 1
+                    while w < n:  # skip defences already proven lost
+                        if ks:
+                            k = ks[w]
+                        else:
+                            c = self._child(s[0], s[1], s[2], s[3], s[4], s[5], ka[w])
+                            k = (((c[2] << 40 | c[0]) << 40 | c[1]) << 2 | c[4]) << 2 | c[5]
+                        z = idx.get(k, -1)
+                        if z < 0 or val[z] != 1:
+                            break
+                        if rank[z] > m:
+                            m = rank[z]
+                        w += 1
+                    maxr[x] = m
+                    watch[x] = w
+                    if w < n:
+                        best[x] = kact[x][w]
+                        stack.append(x << 8 | w)
+                        continue
+                    val[x] = 1
+                    rank[x] = m + 1
+                    best[x] = kact[x][0]
+                for d in deps[x]:
+                    stack.append(d)
+                deps[x] = []
+        except SolverTimeout:
+            self._fix_store(False)
+            self._fix_clear()
+            raise
+        won = val[r] == 1
+        self._fix_rank = rank[r] if won else 0
+        # the root's proving or refuting turn, while the nodes are still here
+        self._fix_steps = ()
+        a = best[r]
+        if a >= 0:
+            s = state[r]
+            c = self._child(s[0], s[1], s[2], s[3], s[4], s[5], a)
+            if c[6] != -2 or c[5] != LEAD:
+                self._fix_steps = (a,)
+            else:
+                y = idx.get(_pos_key(c[0], c[1], c[2], c[4], c[5]), -1)
+                if y >= 0 and best[y] >= 0 and (val[y] == 1) == won:
+                    self._fix_steps = (a, best[y])
+        self._fix_store(not won)
+        self._fix_clear()
+        return 1 if won else 0
+
+    def _fix_node(self, s: tuple[int, int, int, int, int, int], key: int) -> int:
+        """A new node of the fixpoint computation for position ``s``: settled from
+        the tables, at once from its ends, or expanded (its first edges pushed);
+        returns its index."""
+        h0, h1, pile, plen, p, phase = s
+        val = self._fx_val
+        i = len(val)
+        self._fx_idx[key] = i
+        self._fx_key.append(key)
+        self._fx_deps.append([])
+        self._fx_state.append(s)
+        self._fx_watch.append(0)
+        self._fx_maxr.append(0)
+        self._fx_more.append(False)
+        is_or = p == self._att
+        self._fx_or.append(is_or)
+        e = self._fx_table.get(key)
+        o = self._fx_other.get(key)
+        if e is not None and e[0] < _BIG:
+            val.append(1)
+            self._fx_rank.append(e[0])
+            self._fx_best.append(e[2])
+            self._fx_kkey.append([])
+            self._fx_kact.append([])
+            return i
+        if (e is not None and e[1] == _BIG) or (o is not None and o[0] < _BIG):
+            val.append(2)
+            self._fx_rank.append(0)
+            if e is not None and e[1] == _BIG:
+                self._fx_best.append(e[2])
+            else:
+                self._fx_best.append(-1 if is_or or o is None else o[2])
+            self._fx_kkey.append([])
+            self._fx_kact.append([])
+            return i
+        danger = self._danger
+        if not is_or and not danger:
+            # The defender's children are made only when watched (the keys of
+            # the others are never needed); it ends the hand only with its last
+            # card, and then the node is refuted at once.
+            hp = h0 if p == 0 else h1
+            if hp & (hp - 1) == 0 and (phase != RESPOND or self.beat[p][pile & 63] & hp):
+                val.append(2)
+                self._fx_rank.append(0)
+                self._fx_best.append(hp.bit_length() - 1)
+                self._fx_kkey.append([])
+                self._fx_kact.append([])
+                return i
+            if phase == RESPOND:
+                # the pickup first; the beats are ordered only once it is lost
+                acts = [PICKUP]
+                self._fx_more[i] = True
+            else:
+                acts = self._order(h0, h1, pile, p, phase, -1)
+            val.append(0)
+            self._fx_rank.append(0)
+            self._fx_best.append(acts[0])
+            self._fx_kkey.append([])
+            self._fx_kact.append(acts)
+            self._fx_stack.append(i << 8)
+            return i
+        acts = self._order(h0, h1, pile, p, phase, e[2] if e is not None else -1)
+        if not is_or and acts[-1] == PICKUP:
+            acts.insert(0, acts.pop())
+        ck: list[int] = []
+        ca: list[int] = []
+        v = 0
+        b = -1
+        rk = 0
+        idx = self._fx_idx
+        table = self._fx_table
+        for a in acts:
+            c0, c1, cp, _cl, q, cph, out = self._child(h0, h1, pile, plen, p, phase, a)
+            if out != -2:
+                if is_or:
+                    if out == 1:
+                        v = 1
+                        b = a
+                        rk = 1
+                        break
+                    continue
+                v = 2  # the defender ends the hand: no win for the attacker
+                b = a
+                break
+            k = (((cp << 40 | c0) << 40 | c1) << 2 | q) << 2 | cph
+            if danger and cph != LEAD and k in danger:  # the threefold rule ends it
+                if is_or:
+                    continue
+                v = 2
+                b = a
+                break
+            if is_or:
+                # a child already proven won proves this node at once (else the
+                # children before it would be explored first)
+                j = idx.get(k, -1)
+                if j >= 0:
+                    if val[j] == 1:
+                        v = 1
+                        b = a
+                        rk = self._fx_rank[j] + 1
+                        break
+                else:
+                    te = table.get(k)
+                    if te is not None and te[0] < _BIG:
+                        v = 1
+                        b = a
+                        rk = te[0] + 1
+                        break
+            ck.append(k)
+            ca.append(a)
+        if v == 0 and not ck:
+            v = 2  # the attacker has only ends that are no win
+        if v == 0 and not is_or:
+            b = ca[0]
+        val.append(v)
+        self._fx_rank.append(rk)
+        self._fx_best.append(b)
+        self._fx_kkey.append(ck)
+        self._fx_kact.append(ca)
+        if v == 0:
+            stack = self._fx_stack
+            if is_or:
+                for j in range(len(ck) - 1, -1, -1):
+                    stack.append(i << 8 | j)
+            else:
+                stack.append(i << 8)
+        return i
+
+    def _fix_store(self, closed: bool) -> None:
+        """Write what a fixpoint computation proved into the table: the won nodes
+        with their rank and step, and (``closed``: the computation ran out of work)
+        every other node as refuted at every depth."""
+        table = self._fx_table
+        keys = self._fx_key
+        val = self._fx_val
+        rank = self._fx_rank
+        best = self._fx_best
+        room = self.max_table - len(table)
+        for i in range(len(keys)):
+            v = val[i]
+            if v == 0 and not closed:
+                continue
+            key = keys[i]
+            e = table.get(key)
+            if v == 1:
+                if e is None:
+                    if room <= 0:
+                        continue
+                    room -= 1
+                    table[key] = [rank[i], -1, best[i]]
+                elif rank[i] < e[0]:
+                    e[0] = rank[i]
+                    e[2] = best[i]
+            elif e is None:
+                if room <= 0:
+                    continue
+                room -= 1
+                table[key] = [_BIG, _BIG, best[i]]
+            elif e[1] < _BIG:
+                e[1] = _BIG
+                if e[0] == _BIG:
+                    e[2] = best[i]
+
+    def _fix_clear(self) -> None:
+        self._fx_idx = {}
+        self._fx_val = []
+        self._fx_rank = []
+        self._fx_best = []
+        self._fx_or = []
+        self._fx_state = []
+        self._fx_key = []
+        self._fx_kkey = []
+        self._fx_kact = []
+        self._fx_watch = []
+        self._fx_maxr = []
+        self._fx_more = []
+        self._fx_deps = []
+        self._fx_stack = []
+
+    def _fix_move(
+        self, root: tuple[int, int, int, int, int, int], moves: list[Move], att: int
+    ) -> Move | None:
+        """After a fixpoint answer at the root: the turn-level move that proves it
+        (the attacker to act) or refutes it (the defender to act).  The steps the
+        computation itself recorded, else a move whose result the table settles the
+        right way (for a win, the one of least rank)."""
+        if self._fix_steps:
+            m = _move_of(moves, self._fix_steps)
+            if m is not None:
+                return m
+        h0, h1, pile, plen, p, phase = root
+        table = self._tables[att]
+        won = p == att
+        found: Move | None = None
+        least = _BIG
+        for m in moves:
+            st = m.steps()
+            c = self._child(h0, h1, pile, plen, p, phase, st[0])
+            if c[6] == -2 and len(st) == 2:
+                c = self._child(c[0], c[1], c[2], c[3], c[4], c[5], st[1])
+            if c[6] != -2:  # the mover goes out: a win or a draw for the mover
+                if not won:
+                    return m
+                if c[6] == 1:
+                    return m
+                continue
+            key = _pos_key(c[0], c[1], c[2], c[4], c[5])
+            if not won:
+                o = self._tables[1 - att].get(key)
+                if o is not None and o[0] < _BIG:  # the defender wins from there
+                    return m
+            e = table.get(key)
+            if e is None:
+                continue
+            if won and e[0] < least:
+                least, found = e[0], m
+            elif not won and e[0] == _BIG and e[1] == _BIG:
+                return m
+        return found
+
     # -- public API ------------------------------------------------------------
 
     def bounds(self, state: State) -> tuple[int, int]:
@@ -927,8 +1355,10 @@ class Solver:
     ) -> SolveResult:
         """Solve ``state`` (open, turn boundary) within ``time_limit`` seconds
         (``None``: no limit).  Returns proven bounds and a move achieving the lower
-        one: with a proven win, a move of a shortest win (so that playing the
-        solver's moves always makes progress and never repeats a position)."""
+        one: with a proven win, a move of a shortest win when the depth-first
+        search found it, else a move of the fixpoint's strategy to a position of
+        smaller rank (either way playing the solver's moves always makes progress
+        and never repeats a position)."""
         t0 = self.clock()
         self._deadline = float("inf") if time_limit is None else t0 + time_limit
         nodes0 = self.nodes
@@ -955,13 +1385,40 @@ class Solver:
         hope: Move | None = None
         depth = 0
         failed = 0  # the attacker (me) has no win within this many steps
-        # Iterative deepening depth-first search (cheap for short wins, finds the
-        # shortest, and exhausts small cycles of repetitions), and beyond
-        # QUICK_DEPTH steps, after every deepening, a df-pn slice of as many nodes
-        # for each open question (best-first: long narrow wins).
+        # Iterative deepening depth-first search to ``quick_depth`` steps (cheap for
+        # short wins, finds the shortest), then the fixpoint of the reachable graph
+        # for each open question; only if that is no use (a win longer than the
+        # action cap allows) the deepening goes on, with a df-pn slice of as many
+        # nodes for each open question after every deepening.
         by_dfpn = False
+        fixed = False
         try:
             while depth < max_depth:
+                if not fixed and depth >= self.quick_depth and max_depth >= 10_000:
+                    # the exact fixpoint of the reachable graph settles both questions
+                    fixed = True
+                    if win_me is None:
+                        f = self._fixpoint(root, me)
+                        if f == 1:
+                            m = self._fix_move(root, moves, me)
+                            if m is not None and self._fix_rank <= max_depth:
+                                win_me, move, by_dfpn = True, m, True
+                                break
+                        elif f == 0:
+                            win_me = False
+                    if win_opp is None:
+                        f = self._fixpoint(root, opp)
+                        if f == 1:
+                            if self._fix_rank <= max_depth:
+                                win_opp = True
+                                break
+                        elif f == 0:
+                            m = self._fix_move(root, moves, opp)
+                            win_opp = False
+                            if m is not None:
+                                safe = m
+                    if win_me is False and win_opp is False:
+                        break
                 depth = min(max(depth + step, depth * 3 // 2), max_depth)
                 n0 = self.nodes
                 if win_me is None:
@@ -984,7 +1441,7 @@ class Solver:
                         hope = m
                 if win_me is False and win_opp is False:
                     break
-                if depth < QUICK_DEPTH or max_depth < 10_000:
+                if not fixed or max_depth < 10_000:
                     continue
                 nodes = max(20_000, self.nodes - n0)
                 if win_me is None:
