@@ -33,6 +33,7 @@ give the same observations, rewards and infos (``tests/test_envs_pettingzoo.py``
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from typing import Any, Final
 
 import numpy as np
@@ -374,9 +375,17 @@ class raw_env(AECEnv):  # type: ignore[misc]
         self.terminations = dict.fromkeys(self.agents, True)
         self._accumulate_rewards()
 
-    def agent_iter(self, max_iter: int = 2**63) -> _Agents:
-        """The agents in turn: PettingZoo's iterator, with less overhead per step."""
-        return _Agents(self, max_iter)
+    def agent_iter(self, max_iter: int = 2**63) -> Iterator[AgentID]:
+        """The agents in turn (PettingZoo's ``AECIterator``: the agent to act, until
+        no agent is left or ``max_iter`` were given), as a generator: resuming one
+        costs less than a call of an iterator's ``__next__``, once a step."""
+        return self._agents_in_turn(max_iter)
+
+    def _agents_in_turn(self, max_iter: int) -> Iterator[AgentID]:
+        left = max_iter
+        while left > 0 and self.agents:
+            left -= 1
+            yield self.agent_selection
 
     def _illegal(self, agent: AgentID, why: str) -> None:
         self._hot = None
@@ -439,60 +448,23 @@ class OrderEnforcing(wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
             self._has_updated = True
             self.env.step(action)
 
-    def agent_iter(self, max_iter: int = 2**63) -> _OrderedAgents:
+    def agent_iter(self, max_iter: int = 2**63) -> Iterator[AgentID]:
         """The wrapper's agent iterator (a step or reset between two agents), reading
         the wrapped environment's agents directly."""
         if not self._has_reset:
             EnvLogger.error_agent_iter_before_reset()
-        return _OrderedAgents(self, max_iter)
+        return self._agents_in_order(max_iter)
 
-
-class _Agents:
-    """Iterator of :meth:`raw_env.agent_iter`: PettingZoo's ``AECIterator`` (the
-    agent to act, until no agent is left or ``max_iter`` agents were given) as a
-    small class of slots."""
-
-    __slots__ = ("env", "left")
-
-    def __init__(self, env: raw_env, max_iter: int) -> None:
-        self.env = env
-        self.left = max_iter
-
-    def __iter__(self) -> _Agents:
-        return self
-
-    def __next__(self) -> AgentID:
+    def _agents_in_order(self, max_iter: int) -> Iterator[AgentID]:
         env = self.env
-        if not env.agents or self.left <= 0:
-            raise StopIteration
-        self.left -= 1
-        agent: AgentID = env.agent_selection
-        return agent
-
-
-class _OrderedAgents(_Agents):
-    """Iterator of :meth:`OrderEnforcing.agent_iter`: PettingZoo's
-    ``AECOrderEnforcingIterator`` (a step or reset between two agents) without its
-    two attribute reads per agent through the wrapper's ``__getattr__``."""
-
-    __slots__ = ("wrapper",)
-
-    def __init__(self, wrapper: OrderEnforcing, max_iter: int) -> None:
-        super().__init__(wrapper.env, max_iter)
-        self.wrapper = wrapper
-
-    def __next__(self) -> AgentID:
-        env = self.env
-        if not env.agents or self.left <= 0:
-            raise StopIteration
-        self.left -= 1
-        wrapper = self.wrapper
-        moves = env._moves
-        if moves == wrapper._seen_moves:
-            raise AssertionError("need to call step() or reset() in a loop over `agent_iter`")
-        wrapper._seen_moves = moves
-        agent: AgentID = env.agent_selection
-        return agent
+        left = max_iter
+        while left > 0 and env.agents:
+            left -= 1
+            moves = env._moves
+            if moves == self._seen_moves:
+                raise AssertionError("need to call step() or reset() in a loop over `agent_iter`")
+            self._seen_moves = moves
+            yield env.agent_selection
 
 
 def env(num_players: int | None = 4, **kwargs: Any) -> Any:
