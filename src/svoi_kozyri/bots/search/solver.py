@@ -984,20 +984,7 @@ class Solver:
         self._att = att
         self._fx_table = self._tables[att]
         self._fx_other = self._tables[1 - att]
-        self._fx_idx = {}
-        self._fx_val = []
-        self._fx_rank = []
-        self._fx_best = []
-        self._fx_or = []
-        self._fx_state = []
-        self._fx_key = []
-        self._fx_kkey = []
-        self._fx_kact = []
-        self._fx_watch = []
-        self._fx_maxr = []
-        self._fx_more = []
-        self._fx_deps = []
-        self._fx_stack = []
+        self._fix_clear()
         idx = self._fx_idx
         val = self._fx_val
         rank = self._fx_rank
@@ -1273,6 +1260,7 @@ class Solver:
                     e[2] = best[i]
 
     def _fix_clear(self) -> None:
+        """Empty the state of the fixpoint computation (a fresh one, or free its memory)."""
         self._fx_idx = {}
         self._fx_val = []
         self._fx_rank = []
