@@ -14,18 +14,18 @@ from .cards import NUM_CARDS, Card, CardSet, cards_of
 
 # Step-level legal-action tuples: four table lookups (10 bits per suit, the last
 # table also covering bit 40, PICKUP), memoised by bitmask for the common masks.
-# The memo is small on purpose: random four-player play meets a new mask at more
-# than half of its steps (179,532 distinct in 304,095), so a large memo only grows
-# past the caches (262,144 entries, about 35 MB, made every lookup a miss to memory)
-# and gives the collector a huge dict to walk; bounded at 4,096 entries it stays
-# in the CPU's cache and the engine's step loop ran about 20 % faster (705,000 ->
-# 857,000 steps/s, bench/engine.py's loop, compiled build).
+# Its size is a trade-off, measured (compiled build, idle machine): random four-player
+# play meets a new mask at more than half of its steps (179,532 distinct in 304,095),
+# so there a memo of 4,096 entries, which stays in the CPU's cache, ran the engine's
+# step loop about 20 % faster and its turn loop 70 % faster than this one; but the
+# bots' searches revisit the same positions' masks, and ISMCTS ran 15-30 % slower
+# with the small memo.  The bots are what the engine serves most, so it stays large.
 _T0: Final = tuple(tuple(i for i in range(10) if m >> i & 1) for m in range(1024))
 _T1: Final = tuple(tuple(10 + i for i in range(10) if m >> i & 1) for m in range(1024))
 _T2: Final = tuple(tuple(20 + i for i in range(10) if m >> i & 1) for m in range(1024))
 _T3: Final = tuple(tuple(30 + i for i in range(11) if m >> i & 1) for m in range(2048))
 _ACTIONS_CACHE: dict[int, tuple[int, ...]] = {}
-_ACTIONS_CACHE_MAX: Final = 1 << 12
+_ACTIONS_CACHE_MAX: Final = 1 << 18
 
 
 def _actions_of(mask: int) -> tuple[int, ...]:
