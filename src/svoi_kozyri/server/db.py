@@ -282,16 +282,7 @@ class AsyncAppender:
             "c": CHANNEL,
             "p": notify,
         }
-        conn = await self._get()
-        try:
-            cur = await conn.execute(_APPEND_RAW, params)
-            rows = await cur.fetchall()
-        except BaseException:
-            with contextlib.suppress(Exception):
-                await conn.close()
-            await self._put(None)
-            raise
-        await self._put(conn)
+        rows = await self.fetch(_APPEND_RAW, params)
         if len(rows) != 1:
             raise StaleVersionError(f"table {table_id} is not at version {seq}")
 
