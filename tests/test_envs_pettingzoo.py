@@ -134,6 +134,47 @@ def test_observations_are_each_seats_own_and_fresh(config: dict) -> None:
         assert big_piles  # the pickup cards of a pile of more than five were checked
 
 
+def test_observation_arrays_are_reused_only_when_nobody_holds_them() -> None:
+    """The step writes a new observation into the arrays of the one before last
+    only if nothing outside the environment refers to them: an observation kept as
+    its dict, as its arrays or as a view of them never changes afterwards, while a
+    loop that keeps nothing cycles through a few arrays (the speed-up is real)."""
+    e = raw_env(num_players=4)
+    e.reset(seed=5)
+    rng = random.Random(8)
+    ids: set[int] = set()
+    kept: list[tuple[object, np.ndarray, np.ndarray]] = []
+    steps = 0
+    for _agent in e.agent_iter(3000):
+        obs, _, term, trunc, info = e.last()
+        if term or trunc:
+            e.step(None)
+            continue
+        ids.add(id(obs["observation"]))
+        how = steps % 23
+        if how == 1:  # the dict
+            kept.append((obs, obs["observation"].copy(), obs["action_mask"].copy()))
+        elif how == 2:  # the arrays themselves
+            held = (obs["observation"], obs["action_mask"])
+            kept.append((held, held[0].copy(), held[1].copy()))
+        elif how == 3:  # views of them
+            held = (obs["observation"][:600], obs["action_mask"][1:])
+            kept.append((held, held[0].copy(), held[1].copy()))
+        e.step(rng.choice(info["legal_actions"]))
+        steps += 1
+    assert steps > 1000
+    for held, tensor, mask in kept:
+        if isinstance(held, dict):
+            now = (held["observation"], held["action_mask"])
+        else:
+            assert isinstance(held, tuple)
+            now = held
+        np.testing.assert_array_equal(now[0], tensor)
+        np.testing.assert_array_equal(now[1], mask)
+    # fresh arrays for each kept observation and a handful of cycled ones otherwise
+    assert len(ids) < len(kept) + 10
+
+
 def test_wrapped_last_keeps_the_order_check() -> None:
     """``env()``'s direct ``last`` still refuses before ``reset`` (as PettingZoo's
     wrapper does) and then answers exactly as the raw environment."""

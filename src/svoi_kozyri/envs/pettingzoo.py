@@ -33,6 +33,7 @@ give the same observations, rewards and infos (``tests/test_envs_pettingzoo.py``
 from __future__ import annotations
 
 import random
+import sys
 from collections.abc import Iterator
 from typing import Any, Final
 
@@ -64,6 +65,26 @@ ENV_NAME = "svoi_kozyri_v0"
 _F32: Final = np.dtype(np.float32)
 _I8: Final = np.dtype(np.int8)
 _empty: Final = np.empty  # a module global: one lookup instead of two per array
+_refs: Final = sys.getrefcount
+
+
+def _unheld_count() -> int:
+    """What ``sys.getrefcount`` says in :meth:`raw_env.step` of an observation array
+    that nobody but the environment holds: the array's pair (a tuple), a local name
+    and the call's argument.  Measured in the same code shape rather than assumed
+    (an interpreter that counts differently reuses nothing instead of the wrong
+    thing); 0, so that nothing is ever reused, where reference counts do not tell
+    (not CPython, or no GIL)."""
+    gil = getattr(sys, "_is_gil_enabled", None)
+    if sys.implementation.name != "cpython" or (gil is not None and not gil()):
+        return 0
+    pair = (np.empty(1), np.empty(1))
+    obs, _mask = pair
+    return _refs(obs)
+
+
+#: see :func:`_unheld_count` and :meth:`raw_env.step`
+_UNHELD: Final = _unheld_count()
 # the literals of raw_env.step
 assert PICKUP == 40 and SEAT_SHIFT == 41 and LEGAL_BITS == 0x1FFFFFFFFFF
 AgentID = str
@@ -165,6 +186,9 @@ class raw_env(AECEnv):  # type: ignore[misc]
         #: steps and resets so far (the order-enforcing iterator's check)
         self._moves = 0
         self._observing = False
+        #: the observation arrays of the steps before last and last (see ``step``)
+        self._spare = (np.empty(OBS_SIZE, _F32), np.empty(NUM_ACTIONS, _I8))
+        self._cur = (np.empty(OBS_SIZE, _F32), np.empty(NUM_ACTIONS, _I8))
 
     # -- spaces -------------------------------------------------------------------
 
@@ -214,8 +238,8 @@ class raw_env(AECEnv):  # type: ignore[misc]
         self._moves += 1
 
     def observe(self, agent: AgentID) -> ObsDict:
-        """``agent``'s observation tensor and action mask: fresh arrays (a stored
-        observation stays as it was), written by one compiled call.  Asked twice
+        """``agent``'s observation tensor and action mask: fresh arrays (an
+        observation anyone still holds stays as it was), written by one compiled call.  Asked twice
         for the same agent within one step (``observe`` and ``last``), it returns
         the same dict instead of building it again.
 
@@ -281,9 +305,20 @@ class raw_env(AECEnv):  # type: ignore[misc]
             return
         obs: npt.NDArray[np.float32] | None = None
         if self._observing:
+            # The observation is written into the arrays of the one before last if
+            # nobody holds them any more (their reference counts say so: not the
+            # agent, which has the last one, nor anything it kept, a view or the
+            # dict), else into fresh ones.  Why: making two arrays a step cost a
+            # fifth of the step, and an observation someone keeps must never change.
             self._observing = False
-            obs = _empty(OBS_SIZE, _F32)
-            mask = _empty(NUM_ACTIONS, _I8)
+            pair = self._spare
+            self._spare = self._cur
+            obs, mask = pair
+            if _refs(obs) != _UNHELD or _refs(mask) != _UNHELD:
+                obs = _empty(OBS_SIZE, _F32)
+                mask = _empty(NUM_ACTIONS, _I8)
+                pair = (obs, mask)
+            self._cur = pair
             r = fast._step_observe(fast.W, a, obs, mask)
         else:
             r = fast._step(fast.W, a)
