@@ -101,6 +101,10 @@ def bench_solver(cards_list: list[int], positions: int, limit: float, baseline: 
     kinds: list[tuple[str, type[Solver] | type[AlphaBetaSolver]]] = [("solver", Solver)]
     if baseline:
         kinds.append(("alpha-beta baseline", AlphaBetaSolver))
+    # numba's import and the compiled fixpoint's load from its cache (about 1 s,
+    # once per process) are not a position's time: one position first, uncounted
+    warm = random_two_player(random.Random(1), game, 12)
+    Solver(quick_depth=0).solve(warm, limit)
     for name, kind in kinds:
         rng = random.Random(12345)
         for cards in cards_list:

@@ -17,11 +17,14 @@ from typing import Final
 
 import numpy as np
 import numpy.typing as npt
-from llvmlite import ir
 from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
+from .._jit import lowest_bit as _lowest_bit
+from .._jit import popcount as _popcount
+from .._jit import prefetch as _prefetch
+from .._jit import unmanaged as _unmanaged
 from ..core import NUM_ACTIONS, NUM_CARDS, PICKUP
 
 # phases, as in core.game
@@ -75,72 +78,6 @@ _ZP: Final = _zkeys(NUM_CARDS, NUM_CARDS)
 _ZD: Final = _zkeys(NUM_CARDS)
 _ZT: Final = _zkeys(16)
 _SALT: Final = np.uint64(0x9E3779B97F4A7C15)
-
-
-@intrinsic
-def _popcount(typingctx, x):
-    """The number of set bits of an int64 (LLVM ``ctpop``: one ``popcnt``)."""
-    sig = types.int64(types.int64)
-
-    def codegen(context, builder, signature, args):
-        return builder.ctpop(args[0])
-
-    return sig, codegen
-
-
-@intrinsic
-def _lowest_bit(typingctx, x):
-    """Index of the lowest set bit of a non-zero int64 (LLVM ``cttz``: one ``tzcnt``)."""
-    sig = types.int64(types.int64)
-
-    def codegen(context, builder, signature, args):
-        return builder.cttz(args[0], ir.Constant(ir.IntType(1), 0))
-
-    return sig, codegen
-
-
-@intrinsic
-def _prefetch(typingctx, arr, idx):
-    """Hint the CPU to fetch element ``idx`` of the C-contiguous ``arr`` (flat index)
-    into the cache: the repetition pass asks for the table slots of hands ahead of
-    the one it is probing, so their cache misses overlap instead of queueing."""
-    sig = types.void(arr, idx)
-
-    def codegen(context, builder, signature, args):
-        ary = context.make_array(signature.args[0])(context, builder, args[0])
-        ptr = builder.bitcast(builder.gep(ary.data, [args[1]]), ir.IntType(8).as_pointer())
-        i32 = ir.IntType(32)
-        fn = builder.module.declare_intrinsic(
-            "llvm.prefetch", fnty=ir.FunctionType(ir.VoidType(), [ptr.type, i32, i32, i32])
-        )
-        builder.call(fn, [ptr, ir.Constant(i32, 1), ir.Constant(i32, 3), ir.Constant(i32, 1)])
-        return context.get_dummy_value()
-
-    return sig, codegen
-
-
-@intrinsic
-def _unmanaged(typingctx, arr):
-    """The same array without its reference-counted owner (why: numba counts a
-    reference each time an array is passed to an inlined helper, an atomic
-    operation on the hot path; for an array without an owner LLVM proves those
-    counts are no-ops and drops them).  Only for arrays the caller keeps alive
-    for the whole kernel call, which every kernel's arguments are."""
-
-    def codegen(context, builder, signature, args):
-        ary = context.make_array(signature.args[0])(context, builder, args[0])
-        out = context.make_array(signature.return_type)(context, builder)
-        context.populate_array(
-            out,
-            data=ary.data,
-            shape=ary.shape,
-            strides=ary.strides,
-            itemsize=ary.itemsize,
-            meminfo=None,
-        )
-        return out._getvalue()
-
-    return arr(arr), codegen
 
 
 def _view_codegen(ndim):
