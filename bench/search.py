@@ -93,7 +93,9 @@ def random_two_player(rng: random.Random, game: Game, cards: int) -> State:
     return game.position(hands, pile, rng.randrange(2), mode, [])
 
 
-def bench_solver(cards_list: list[int], positions: int, limit: float, baseline: bool) -> None:
+def bench_solver(
+    cards_list: list[int], positions: int, limit: float, baseline: bool, each: bool = False
+) -> None:
     """Share of random two-player positions (default rules) proven within 1 s and
     within ``limit`` s of CPU time (one core), and the median CPU time (an
     unproven position counts as longer than ``limit``)."""
@@ -124,12 +126,18 @@ def bench_solver(cards_list: list[int], positions: int, limit: float, baseline: 
                 spent += dt
                 if res.value is not None:
                     values[res.value] += 1
+                if each:
+                    print(
+                        f"  {cards} cards #{len(times)}: value {res.value}, {dt:.3f} s", flush=True
+                    )
             med = statistics.median(times)
             med_txt = f"{med:.3f} s" if med != float("inf") else f"> {limit:g} s"
             in1 = sum(t <= 1.0 for t in times)
+            in10 = sum(t <= 10.0 for t in times)
             inl = sum(t <= limit for t in times)
+            mid = f"{in10}/{positions} within 10 s, " if limit > 10 else ""
             print(
-                f"{name} {cards} cards: proven {in1}/{positions} within 1 s, "
+                f"{name} {cards} cards: proven {in1}/{positions} within 1 s, {mid}"
                 f"{inl}/{positions} within {limit:g} s; median {med_txt}; "
                 f"wins/draws/losses {values[1]}/{values[0]}/{values[-1]}; "
                 f"{nodes / max(spent, 1e-9):.0f} nodes/s (CPU seconds, one core)",
@@ -169,6 +177,7 @@ def main() -> None:
     ap.add_argument("--positions", type=int, default=10, help="positions per card count")
     ap.add_argument("--limit", type=float, default=30.0, help="solver cap per position (CPU s)")
     ap.add_argument("--baseline", action="store_true", help="also run the old alpha-beta solver")
+    ap.add_argument("--each", action="store_true", help="print every position's value and time")
     ap.add_argument(
         "--reference",
         action="store_true",
@@ -187,7 +196,7 @@ def main() -> None:
     if a.part in ("all", "pimc"):
         bench_pimc(a.seconds)
     if a.part in ("all", "solver"):
-        bench_solver(a.cards, a.positions, a.limit, a.baseline)
+        bench_solver(a.cards, a.positions, a.limit, a.baseline, a.each)
 
 
 if __name__ == "__main__":

@@ -75,9 +75,11 @@ SOLVE_CARDS = 12
 """Open positions with at most this many cards in hand are solved exactly (the
 solver checks its clock only every thousand nodes, so bigger ones would overrun
 a budget of a few milliseconds); bigger ones are estimated."""
-#: the exact solver's table size here (its fixpoint holds about 1 KB a position: a web
-#: server's analyses stay within a few hundred MB whatever the position)
+#: the exact solver's table size here (its Python fixpoint holds about 1 KB a position:
+#: a web server's analyses stay within a few hundred MB whatever the position)
 SOLVER_TABLE: Final = 300_000
+#: the positions of one compiled fixpoint computation here (about 130 bytes each)
+SOLVER_GRAPH: Final = 1_000_000
 THRESHOLD = 0.1
 """An estimated drop counts as a worsening from this size (and beyond noise)."""
 MAX_RECORD_CHARS = 200_000
@@ -144,7 +146,9 @@ def rate_position(
     if full is not None and sum(obs.hand_sizes) > SOLVE_CARDS:
         full = None  # too big to prove within a small budget: estimate instead
     if full is not None:
-        proven = (solver or Solver(max_table=SOLVER_TABLE)).move_values(full, ms / 2000.0)
+        proven = (solver or Solver(max_table=SOLVER_TABLE, max_graph=SOLVER_GRAPH)).move_values(
+            full, ms / 2000.0
+        )
         if all(v is not None for _, v in proven):
             out = [MoveRating(m, (v + 1) / 2, True, 0) for m, v in proven if v is not None]
             return sorted(out, key=lambda r: -r.score)
@@ -189,7 +193,7 @@ def rate_steps(
     todo = [i for i, s in enumerate(steps) if s.seat in rated and s.before.count_legal_moves() > 1]
     per = max(MIN_MS, min(ms, total / max(1, len(todo))))
     out: list[list[MoveRating] | None] = [None] * len(steps)
-    solver = Solver(max_table=SOLVER_TABLE)
+    solver = Solver(max_table=SOLVER_TABLE, max_graph=SOLVER_GRAPH)
     skipped = 0
     for i in todo:
         if (time.perf_counter() - t0) * 1000.0 >= total:

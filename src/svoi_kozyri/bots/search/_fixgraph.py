@@ -5,7 +5,7 @@ Why: :meth:`Solver._fixpoint_run` decides "can this player force a win?" over
 every position reachable from the root: a 16-card question meets about a million
 positions, a 20-card one ten to twenty million.  In Python (even compiled by mypyc)
 each position costs about a kilobyte of lists and tuples and each edge about 2 µs;
-here a position is a row of a few flat arrays (about 100 bytes) and an edge a few
+here a position is a row of a few flat arrays (about 130 bytes) and an edge a few
 hash probes, so the same computation runs about ten times faster (3 to 12 million
 edges a second) in a tenth of the memory.
 
@@ -24,11 +24,14 @@ the phase) and a child's pile is one trie step away: a lead pushes one card, a
 pickup walks up ``k`` parents.  Positions are found through an open-addressing hash
 table whose slots hold the key itself (one cache line a probe); a new attacker
 node computes all its children first and asks for their slots at once
-(:func:`~svoi_kozyri._jit.prefetch`), so those cache misses overlap; each edge
-remembers its child once known.  Every array is made and grown by
+(:func:`~svoi_kozyri._jit.prefetch`), so those cache misses overlap.  (Edges
+that remember their child measured slower: the memory they take costs more than the
+probes they save.)  Every array is made and grown by
 :class:`FixGraph` in Python (large ones in 2 MB pages); a kernel call stops
 (changing nothing) when an array might not hold the next step, and after a slice
-of work, so that the caller can grow the arrays and check its clock between calls.
+of work, so that the caller can grow the arrays and check its clock between calls.  The
+kernels release the GIL (they touch only their own arrays), so a web server's other
+threads go on while a bot proves a position.
 """
 
 from __future__ import annotations
@@ -109,8 +112,8 @@ def _bare_piles(G):
 
 @njit(cache=True, inline="always")
 def _bare_edges(E):
-    EA, DE, DN, ST, EC = E
-    return unmanaged(EA), unmanaged(DE), unmanaged(DN), unmanaged(ST), unmanaged(EC)
+    EA, DE, DN, ST = E
+    return unmanaged(EA), unmanaged(DE), unmanaged(DN), unmanaged(ST)
 
 
 # ------------------------------------------------------------------ piles
@@ -177,14 +180,14 @@ def _insert(H0, PID, PP, PH, NHT, n):
     NHT[2 * h + 1] = (pid << 32) | n
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def rehash_nodes(H0, PID, PP, PH, NHT, count):
     """Fill the (empty, larger) table ``NHT`` with nodes ``0..count-1``."""
     for n in range(count):
         _insert(H0, PID, PP, PH, NHT, n)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def rehash_piles(QPAR, QCARD, QHT, count):
     """Fill the (empty, larger) pile table ``QHT`` with trie nodes ``1..count-1``."""
     mask = QHT.shape[0] - 1
@@ -291,7 +294,7 @@ def _order(BEAT, QCARD, h0, h1, pid, p, ph, out, keys):
 def _new_node(N, G, R, BEAT, REQ, E, h0, h1, pid, p, ph, scratch, keys, kid):
     """:meth:`Solver._fix_node` without tables: make, settle or expand a node."""
     H0, H1, PID, PP, PH, OR, VAL, RANK, BEST, WATCH, MAXR, CS, CN, DH, NHT = N
-    EA, _DE, _DN, ST, EC = E
+    EA, _DE, _DN, ST = E
     C = G[4]
     i = C[_NODES]
     C[_NODES] = i + 1
@@ -371,7 +374,6 @@ def _new_node(N, G, R, BEAT, REQ, E, h0, h1, pid, p, ph, scratch, keys, kid):
             rk = RANK[j] + 1
             break
         EA[e0 + cnt] = a
-        EC[e0 + cnt] = j + 1
         cnt += 1
     if v == 0 and cnt == 0:
         v = 2  # the attacker has only ends that are no win
@@ -389,7 +391,7 @@ def _new_node(N, G, R, BEAT, REQ, E, h0, h1, pid, p, ph, scratch, keys, kid):
     return i
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def start(N, G, R, BEAT, REQ, E, h0, h1, pile_codes, p, ph, scratch, keys, kid):
     """Make the root (pile ``pile_codes``, bottom first); returns its node."""
     N, G, E = _bare_nodes(N), _bare_piles(G), _bare_edges(E)
@@ -424,7 +426,7 @@ def _wake(DH, DE, DN, ST, C, x):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def run(N, G, R, BEAT, REQ, E, root, budget, caps, scratch, keys, kid):
     """The fixpoint loop of :meth:`Solver._fixpoint_run` for at most ``budget``
     edges: WON, REFUTED (no work left), SLICE (budget used) or GROW (an array
@@ -435,7 +437,8 @@ def run(N, G, R, BEAT, REQ, E, root, budget, caps, scratch, keys, kid):
     scratch, keys, caps = unmanaged(scratch), unmanaged(keys), unmanaged(caps)
     kid = unmanaged(kid)
     H0, H1, PID, PP, PH, OR, VAL, RANK, BEST, WATCH, MAXR, CS, CN, DH, NHT = N
-    EA, DE, DN, ST, EC = E
+    EA, DE, DN, ST = E
+    QCARD = G[1]
     C = G[4]
     done = 0
     if C[_WAKE] and not _wake(DH, DE, DN, ST, C, C[_WAKE] - 1):
@@ -466,17 +469,29 @@ def run(N, G, R, BEAT, REQ, E, root, budget, caps, scratch, keys, kid):
         xor = OR[x]
         if not xor and j != WATCH[x]:
             continue
-        e = CS[x] + j
-        a = EA[e]
-        y = EC[e] - 1
+        a = EA[CS[x] + j]
+        c0, c1, cp, q, cph, _out = _child(G, R, BEAT, REQ, H0[x], H1[x], PID[x], PP[x], PH[x], a)
+        y = _find(H0, PID, PP, PH, NHT, c0, cp, q, cph)
+        if y < 0 and xor and cph == _RESPOND and R[4]:
+            # The defender facing a card: while its pickup is not proven lost the
+            # attacker's edge waits on the pickup's result itself, and the
+            # defender's node is made only once that is lost (most of them never
+            # are: this keeps three nodes in four out of the graph).
+            hq = c0 if q == 0 else c1
+            if not (hq & (hq - 1) == 0 and BEAT[q, QCARD[cp]] & hq):
+                d0, d1, dp, dq, dph, _dout = _child(G, R, BEAT, REQ, c0, c1, cp, q, cph, _PICKUP)
+                z = _find(H0, PID, PP, PH, NHT, d0, dp, dq, dph)
+                if z < 0:
+                    z = _new_node(N, G, R, BEAT, REQ, E, d0, d1, dp, dq, dph, scratch, keys, kid)
+                if VAL[z] != 1:
+                    d = C[_DEPS]
+                    C[_DEPS] = d + 1
+                    DE[d] = ed
+                    DN[d] = DH[z]
+                    DH[z] = d
+                    continue
         if y < 0:
-            c0, c1, cp, q, cph, _out = _child(
-                G, R, BEAT, REQ, H0[x], H1[x], PID[x], PP[x], PH[x], a
-            )
-            y = _find(H0, PID, PP, PH, NHT, c0, cp, q, cph)
-            if y < 0:
-                y = _new_node(N, G, R, BEAT, REQ, E, c0, c1, cp, q, cph, scratch, keys, kid)
-            EC[e] = y + 1
+            y = _new_node(N, G, R, BEAT, REQ, E, c0, c1, cp, q, cph, scratch, keys, kid)
         if VAL[y] != 1:
             d = C[_DEPS]
             C[_DEPS] = d + 1
@@ -496,15 +511,10 @@ def run(N, G, R, BEAT, REQ, E, root, budget, caps, scratch, keys, kid):
             n = CN[x]
             w = j + 1
             while w < n:  # skip defences already proven lost
-                e = CS[x] + w
-                z = EC[e] - 1
-                if z < 0:
-                    c0, c1, cp, q, cph, _out = _child(
-                        G, R, BEAT, REQ, H0[x], H1[x], PID[x], PP[x], PH[x], EA[e]
-                    )
-                    z = _find(H0, PID, PP, PH, NHT, c0, cp, q, cph)
-                    if z >= 0:
-                        EC[e] = z + 1
+                c0, c1, cp, q, cph, _out = _child(
+                    G, R, BEAT, REQ, H0[x], H1[x], PID[x], PP[x], PH[x], EA[CS[x] + w]
+                )
+                z = _find(H0, PID, PP, PH, NHT, c0, cp, q, cph)
                 if z < 0 or VAL[z] != 1:
                     break
                 if RANK[z] > m:
@@ -526,7 +536,7 @@ def run(N, G, R, BEAT, REQ, E, root, budget, caps, scratch, keys, kid):
     return WON if VAL[root] == 1 else REFUTED
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def probe(N, G, R, BEAT, REQ, h0, h1, pile_codes, p, ph):
     """(value, rank, best step) of a position met, or (-1, 0, -1): value 1 proven
     won, 2 settled no win, 0 not proven (after REFUTED: refuted)."""
@@ -556,7 +566,7 @@ def probe(N, G, R, BEAT, REQ, h0, h1, pile_codes, p, ph):
     return VAL[x], RANK[x], BEST[x]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def root_steps(N, G, R, BEAT, REQ, root):
     """The root's proving or refuting turn as (first step, second step or -1),
     as :meth:`Solver._fixpoint_run` reads it (-1, -1: none)."""
@@ -623,7 +633,7 @@ class FixGraph:
     """The arrays of one fixpoint computation, grown on demand (by
     :data:`_GROWTH`, then to their reserve).  A position costs about 60 bytes of
     node arrays, 8 to 32 of hash table, and its edges and waiting edges about 15
-    bytes each (some 100 bytes a position in all on 16- and 20-card positions); the
+    bytes each (some 130 bytes a position in all on 16- and 20-card positions); the
     caller bounds the positions (:attr:`size`) between calls of :meth:`step`."""
 
     def __init__(
@@ -636,13 +646,16 @@ class FixGraph:
         face_new_top: bool,
         capacity: int = 1 << 12,
         limit: int = 0,
+        compress: bool = True,
     ):
         """``capacity``: the positions the arrays are first made for; ``limit``: the
         most the caller will let it meet (0: no reserve), room for which a large
         graph's arrays reserve when they first grow large (:func:`_larger`)."""
         self.BEAT = np.asarray(beat, dtype=np.int64)
         self.REQ = np.asarray(req, dtype=np.int64)
-        self.R = np.array([att, draw_mode, int(taker_leads), int(face_new_top)], dtype=np.int64)
+        self.R = np.array(
+            [att, draw_mode, int(taker_leads), int(face_new_top), int(compress)], dtype=np.int64
+        )
         self.scratch = np.zeros(64, dtype=np.int64)
         self.keys = np.zeros(64, dtype=np.int64)
         self.kid = np.zeros((64, 8), dtype=np.int64)
@@ -673,7 +686,6 @@ class FixGraph:
             np.zeros(3 * n, np.int64),  # DE
             np.zeros(3 * n, np.int32),  # DN
             np.zeros(1 << 14, np.int64),  # ST
-            np.zeros(e, np.int32),  # EC: each edge's child node + 1 (0: not known yet)
         ]
         self.piles = [
             np.zeros(q, np.int32),  # QPAR
@@ -723,8 +735,6 @@ class FixGraph:
                     E[3] = _larger(E[3])
                 else:
                     E[i] = _larger(E[i], self.reserve[1 + i])
-                if i == 0:
-                    E[4] = _larger(E[4], self.reserve[1])
                 if i == 1:
                     E[2] = _larger(E[2], self.reserve[2])
         if int(C[_SP]) >= E[3].shape[0] - 1:  # the wake-up of a long dependency list
@@ -736,6 +746,19 @@ class FixGraph:
         if 2 * nq > G[3].shape[0]:
             G[3] = _zeros(_GROWTH * G[3].shape[0], np.int32)
             rehash_piles(G[0], G[1], G[3], int(C[_PILES]))
+
+    def reset(self, att: int) -> None:
+        """Empty the graph for a new question of the same rules (for ``att``),
+        keeping the arrays: memory already written once is not asked of the
+        system again (on a 20-card question, zeroing fresh pages for the kernel
+        cost a fifth of the time)."""
+        C = self.counters
+        self.nodes[14].fill(0)
+        self.piles[3].fill(0)
+        C[:] = 0
+        C[_PILES] = 1
+        self.R[0] = att
+        self.root = -1
 
     def start(self, h0: int, h1: int, pile_codes, p: int, phase: int) -> None:
         """Make the root node."""

@@ -107,12 +107,15 @@ QUICK_DEPTH = 6
 #: The fixpoint computation gives up beyond this many positions (about 1 KB each).
 MAX_GRAPH = 1_500_000
 
-#: The compiled fixpoint (:mod:`._fixgraph`, about 100 bytes a position) gives up
-#: beyond this many positions, or ten times the solver's ``max_table`` if fewer.
-MAX_FAST_GRAPH = 16_000_000
+#: The compiled fixpoint (:mod:`._fixgraph`, about 130 bytes a position: 4 GB at
+#: most) gives up beyond this many positions, or 16 times the solver's
+#: ``max_table`` if fewer.  (Random 20-card questions meet 12 to 17 million.)
+MAX_FAST_GRAPH = 32_000_000
 
-#: Edges of the compiled fixpoint between two looks at the clock (a few ms).
-_FAST_SLICE = 200_000
+#: Edges of the compiled fixpoint between two looks at the clock: the first slice
+#: (a few milliseconds, so that small budgets are kept), doubling up to the last.
+_FAST_SLICE = 20_000
+_FAST_SLICE_MAX = 320_000
 
 _fixgraph_module: Any = None
 
@@ -265,11 +268,11 @@ class Solver:
         compiled_fixpoint: bool = True,
     ) -> None:
         """``max_table`` bounds each transposition table, ``max_graph`` the positions
-        of one compiled fixpoint computation (default: ten times ``max_table``, at
+        of one compiled fixpoint computation (default: 16 times ``max_table``, at
         most :data:`MAX_FAST_GRAPH`); ``compiled_fixpoint=False`` keeps the fixpoint
         in Python (the reference the tests compare the compiled one with)."""
         self.max_table = max_table
-        self.max_graph = min(MAX_FAST_GRAPH, 10 * max_table) if max_graph is None else max_graph
+        self.max_graph = min(MAX_FAST_GRAPH, 16 * max_table) if max_graph is None else max_graph
         self.compiled_fixpoint = compiled_fixpoint
         #: the depth-first search runs to this many steps before the fixpoint
         self.quick_depth = quick_depth
@@ -325,6 +328,9 @@ class Solver:
         self._fx_more: list[bool] = []
         self._fx_deps: list[list[int]] = []
         self._fx_stack: list[int] = []
+        # the compiled fixpoint's arrays, reused by the questions of one solve call
+        self._graph: Any = None
+        self._graph_of: object = None
 
     # -- set-up ----------------------------------------------------------------
 
@@ -1154,19 +1160,28 @@ class Solver:
         the millions of positions met: the tables would cost a kilobyte each."""
         self._att = att
         h0, h1, pile, plen, p, phase = root
-        graph = module.FixGraph(
-            self.beat,
-            self.req,
-            att,
-            self.draw_mode,
-            self.taker_leads,
-            self.face_new_top,
-            limit=self.max_graph,
-        )
+        graph = self._graph
+        if graph is not None and self._graph_of == (self._ident, self.max_graph):
+            graph.reset(att)
+        else:
+            self._graph = None  # (the old arrays go before the new ones are made)
+            graph = module.FixGraph(
+                self.beat,
+                self.req,
+                att,
+                self.draw_mode,
+                self.taker_leads,
+                self.face_new_top,
+                limit=self.max_graph,
+            )
+            self._graph = graph
+            self._graph_of = (self._ident, self.max_graph)
         graph.start(h0, h1, _pile_codes(pile, plen), p, phase)
         done = 0
+        work = _FAST_SLICE
         while True:
-            r = graph.step(_FAST_SLICE)
+            r = graph.step(work)
+            work = min(2 * work, _FAST_SLICE_MAX)
             pops = graph.pops
             self.nodes += pops - done
             done = pops
@@ -1578,6 +1593,7 @@ class Solver:
         finally:
             self._path = {}
             self._tmp = {}
+            self._graph = None  # the compiled fixpoint's arrays: kept only within a call
         self._deadline = float("inf")
         lo = 1 if win_me else (0 if win_opp is False else -1)
         hi = -1 if win_opp else (0 if win_me is False else 1)
