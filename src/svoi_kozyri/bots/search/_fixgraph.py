@@ -405,6 +405,16 @@ def start(N, G, R, BEAT, REQ, E, h0, h1, pile_codes, p, ph, scratch, keys, kid):
 
 
 @njit(cache=True, inline="always")
+def _wait(C, DE, DN, DH, y, ed):
+    """Edge ``ed`` waits on node ``y`` (put on the front of ``y``'s list)."""
+    d = C[_DEPS]
+    C[_DEPS] = d + 1
+    DE[d] = ed
+    DN[d] = DH[y]
+    DH[y] = d
+
+
+@njit(cache=True, inline="always")
 def _wake(DH, DE, DN, ST, C, x):
     """Put the edges waiting on the (now won) node ``x`` back on the stack; False
     when the stack is full first (the rest stay waiting, ``C[_WAKE]`` says whose,
@@ -485,20 +495,12 @@ def run(N, G, R, BEAT, REQ, E, root, budget, caps, scratch, keys, kid):
                 if z < 0:
                     z = _new_node(N, G, R, BEAT, REQ, E, d0, d1, dp, dq, dph, scratch, keys, kid)
                 if VAL[z] != 1:
-                    d = C[_DEPS]
-                    C[_DEPS] = d + 1
-                    DE[d] = ed
-                    DN[d] = DH[z]
-                    DH[z] = d
+                    _wait(C, DE, DN, DH, z, ed)
                     continue
         if y < 0:
             y = _new_node(N, G, R, BEAT, REQ, E, c0, c1, cp, q, cph, scratch, keys, kid)
         if VAL[y] != 1:
-            d = C[_DEPS]
-            C[_DEPS] = d + 1
-            DE[d] = ed
-            DN[d] = DH[y]
-            DH[y] = d
+            _wait(C, DE, DN, DH, y, ed)
             continue
         # child y is proven won
         if xor:
