@@ -1651,7 +1651,8 @@ class Solver:
 
     def principal_line(self, state: State, time_limit: float | None = 1.0) -> SolveResult:
         """Solve ``state`` and follow the best moves to the end of the hand (or a
-        repetition), so the result's ``pv`` shows how the value is reached."""
+        repetition, or as far as ``time_limit`` reaches: each position of the line
+        is proven again), so the result's ``pv`` shows how the value is reached."""
         t0 = self.clock()
         res = self.solve(state, time_limit)
         pv: list[Move] = []
@@ -1672,8 +1673,15 @@ class Solver:
                 break
             left = None
             if time_limit is not None:
-                left = max(0.05, time_limit - (self.clock() - t0))
-            move = self.solve(s, left).move
+                # the line is shown as far as the budget reaches: a position off
+                # the tables is solved again (a large draw takes seconds)
+                left = time_limit - (self.clock() - t0)
+                if left <= 0:
+                    break
+            nxt = self.solve(s, left)
+            if not nxt.proven:
+                break
+            move = nxt.move
         res.pv = pv
         res.seconds = self.clock() - t0
         return res
