@@ -239,9 +239,9 @@ class raw_env(AECEnv):  # type: ignore[misc]
 
     def observe(self, agent: AgentID) -> ObsDict:
         """``agent``'s observation tensor and action mask: fresh arrays (an
-        observation anyone still holds stays as it was), written by one compiled call.  Asked twice
-        for the same agent within one step (``observe`` and ``last``), it returns
-        the same dict instead of building it again.
+        observation anyone still holds stays as it was), written by one compiled
+        call.  Asked twice for the same agent within one step (``observe`` and
+        ``last``), it returns the same dict instead of building it again.
 
         Why the flag: a loop that observes every step gets the next agent's
         observation built by the step's own compiled call (one call a step instead

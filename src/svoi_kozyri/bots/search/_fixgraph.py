@@ -121,24 +121,31 @@ def _bare_edges(E):
 
 
 @njit(cache=True, inline="always")
-def _pile_push(QPAR, QCARD, QLEN, QHT, C, pid, code):
-    """The trie node of pile ``pid`` with card code ``code`` (card + 1) on top."""
+def _pile_slot(QPAR, QCARD, QHT, pid, code):
+    """The slot of pile ``pid`` with card code ``code`` (card + 1) on top in the pile
+    table: the one holding it, or the empty one where it would go."""
     mask = QHT.shape[0] - 1
     h = np.int64(_hash(pid, code) & np.uint64(mask))
     while True:
         e = QHT[h]
-        if e == 0:
-            n = C[_PILES]
-            C[_PILES] = n + 1
-            QPAR[n] = pid
-            QCARD[n] = code
-            QLEN[n] = QLEN[pid] + 1
-            QHT[h] = n + 1
-            return n
-        n = e - 1
-        if QPAR[n] == pid and QCARD[n] == code:
-            return n
+        if e == 0 or (QPAR[e - 1] == pid and QCARD[e - 1] == code):
+            return h
         h = (h + 1) & mask
+
+
+@njit(cache=True, inline="always")
+def _pile_push(QPAR, QCARD, QLEN, QHT, C, pid, code):
+    """The trie node of pile ``pid`` with card code ``code`` on top (made if new)."""
+    h = _pile_slot(QPAR, QCARD, QHT, pid, code)
+    if QHT[h]:
+        return QHT[h] - 1
+    n = C[_PILES]
+    C[_PILES] = n + 1
+    QPAR[n] = pid
+    QCARD[n] = code
+    QLEN[n] = QLEN[pid] + 1
+    QHT[h] = n + 1
+    return n
 
 
 # ------------------------------------------------------------------ positions
@@ -151,13 +158,19 @@ def _key(h0, p, ph):
 
 
 @njit(cache=True, inline="always")
-def _find(H0, PID, PP, PH, NHT, h0, pid, p, ph):
+def _slot(NHT, k, pid):
+    """The first slot to probe for key word ``k`` (plus one) and pile ``pid``."""
+    return np.int64(_hash(k, pid) & np.uint64((NHT.shape[0] >> 1) - 1))
+
+
+@njit(cache=True, inline="always")
+def _find(NHT, h0, pid, p, ph):
     """The node of a position, or -1.  A slot of ``NHT`` is two words, the first
     key word plus one (0: empty) and pile << 32 | node, so a probe reads one
     cache line and no node."""
     k = _key(h0, p, ph) + 1
     mask = (NHT.shape[0] >> 1) - 1
-    h = np.int64(_hash(k, pid) & np.uint64(mask))
+    h = _slot(NHT, k, pid)
     while True:
         e = NHT[2 * h]
         if e == 0:
@@ -174,7 +187,7 @@ def _insert(H0, PID, PP, PH, NHT, n):
     k = _key(H0[n], PP[n], PH[n]) + 1
     pid = np.int64(PID[n])
     mask = (NHT.shape[0] >> 1) - 1
-    h = np.int64(_hash(k, pid) & np.uint64(mask))
+    h = _slot(NHT, k, pid)
     while NHT[2 * h] != 0:
         h = (h + 1) & mask
     NHT[2 * h] = k
@@ -292,6 +305,13 @@ def _order(BEAT, QCARD, h0, h1, pid, p, ph, out, keys):
 
 
 @njit(cache=True, inline="always")
+def _defender_ends(BEAT, QCARD, hp, pid, p, ph):
+    """The defender (``p``, holding ``hp``) can play its last card now, which ends
+    the hand with no win for the attacker: the node is settled at once."""
+    return hp & (hp - 1) == 0 and (ph != _RESPOND or BEAT[p, QCARD[pid]] & hp)
+
+
+@njit(cache=True, inline="always")
 def _new_node(N, G, R, BEAT, REQ, E, h0, h1, pid, p, ph, scratch, keys, kid):
     """:meth:`Solver._fix_node` without tables: make, settle or expand a node."""
     H0, H1, PID, PP, PH, OR, VAL, RANK, BEST, WATCH, MAXR, CS, CN, DH, NHT = N
@@ -317,21 +337,18 @@ def _new_node(N, G, R, BEAT, REQ, E, h0, h1, pid, p, ph, scratch, keys, kid):
     QCARD = G[1]
     if not is_or:
         hp = h0 if p == 0 else h1
-        if hp & (hp - 1) == 0 and (ph != _RESPOND or BEAT[p, QCARD[pid]] & hp):
+        if _defender_ends(BEAT, QCARD, hp, pid, p, ph):
             VAL[i] = 2
             BEST[i] = _low(hp)
             return i
         e0 = C[_EDGES]
-        if ph == _RESPOND:
-            # the pickup first, then the beats in the usual order
+        n = _order(BEAT, QCARD, h0, h1, pid, p, ph, scratch, keys)
+        first = 0
+        if ph == _RESPOND:  # the pickup (last in the usual order) first
             EA[e0] = _PICKUP
-            n = _order(BEAT, QCARD, h0, h1, pid, p, ph, scratch, keys)
-            for j in range(n - 1):
-                EA[e0 + 1 + j] = scratch[j]
-        else:
-            n = _order(BEAT, QCARD, h0, h1, pid, p, ph, scratch, keys)
-            for j in range(n):
-                EA[e0 + j] = scratch[j]
+            first = 1
+        for j in range(n - first):
+            EA[e0 + first + j] = scratch[j]
         C[_EDGES] = e0 + n
         CN[i] = n
         VAL[i] = 0
@@ -348,7 +365,6 @@ def _new_node(N, G, R, BEAT, REQ, E, h0, h1, pid, p, ph, scratch, keys, kid):
     cnt = 0
     # every child first, its table slot asked for at once: the probes' cache misses
     # then overlap instead of coming one after another
-    mask = (NHT.shape[0] >> 1) - 1
     for t in range(n):
         c0, _c1, cp, q, cph, out = _child(G, R, BEAT, REQ, h0, h1, pid, p, ph, scratch[t])
         kid[t, 0] = c0
@@ -357,7 +373,7 @@ def _new_node(N, G, R, BEAT, REQ, E, h0, h1, pid, p, ph, scratch, keys, kid):
         kid[t, 3] = cph
         kid[t, 4] = out
         if out == -2:
-            prefetch(NHT, 2 * np.int64(_hash(_key(c0, q, cph) + 1, cp) & np.uint64(mask)))
+            prefetch(NHT, 2 * _slot(NHT, _key(c0, q, cph) + 1, cp))
     for t in range(n):
         a = scratch[t]
         out = kid[t, 4]
@@ -368,7 +384,7 @@ def _new_node(N, G, R, BEAT, REQ, E, h0, h1, pid, p, ph, scratch, keys, kid):
                 rk = 1
                 break
             continue
-        j = _find(H0, PID, PP, PH, NHT, kid[t, 0], kid[t, 1], kid[t, 2], kid[t, 3])
+        j = _find(NHT, kid[t, 0], kid[t, 1], kid[t, 2], kid[t, 3])
         if j >= 0 and VAL[j] == 1:
             v = 1
             b = a
@@ -482,16 +498,16 @@ def run(N, G, R, BEAT, REQ, E, root, budget, caps, scratch, keys, kid):
             continue
         a = EA[CS[x] + j]
         c0, c1, cp, q, cph, _out = _child(G, R, BEAT, REQ, H0[x], H1[x], PID[x], PP[x], PH[x], a)
-        y = _find(H0, PID, PP, PH, NHT, c0, cp, q, cph)
-        if y < 0 and xor and cph == _RESPOND and R[4]:
+        y = _find(NHT, c0, cp, q, cph)
+        if y < 0 and xor and cph == _RESPOND:
             # The defender facing a card: while its pickup is not proven lost the
             # attacker's edge waits on the pickup's result itself, and the
             # defender's node is made only once that is lost (most of them never
             # are: this keeps three nodes in four out of the graph).
             hq = c0 if q == 0 else c1
-            if not (hq & (hq - 1) == 0 and BEAT[q, QCARD[cp]] & hq):
+            if not _defender_ends(BEAT, QCARD, hq, cp, q, cph):
                 d0, d1, dp, dq, dph, _dout = _child(G, R, BEAT, REQ, c0, c1, cp, q, cph, _PICKUP)
-                z = _find(H0, PID, PP, PH, NHT, d0, dp, dq, dph)
+                z = _find(NHT, d0, dp, dq, dph)
                 if z < 0:
                     z = _new_node(N, G, R, BEAT, REQ, E, d0, d1, dp, dq, dph, scratch, keys, kid)
                 if VAL[z] != 1:
@@ -517,7 +533,7 @@ def run(N, G, R, BEAT, REQ, E, root, budget, caps, scratch, keys, kid):
                 c0, c1, cp, q, cph, _out = _child(
                     G, R, BEAT, REQ, H0[x], H1[x], PID[x], PP[x], PH[x], EA[CS[x] + w]
                 )
-                z = _find(H0, PID, PP, PH, NHT, c0, cp, q, cph)
+                z = _find(NHT, c0, cp, q, cph)
                 if z < 0 or VAL[z] != 1:
                     break
                 if RANK[z] > m:
@@ -543,27 +559,16 @@ def run(N, G, R, BEAT, REQ, E, root, budget, caps, scratch, keys, kid):
 def probe(N, G, R, BEAT, REQ, h0, h1, pile_codes, p, ph):
     """(value, rank, best step) of a position met, or (-1, 0, -1): value 1 proven
     won, 2 settled no win, 0 not proven (after REFUTED: refuted)."""
-    H0, _H1, PID, PP, PH, _OR, VAL, RANK, BEST, _WATCH, _MAXR, _CS, _CN, _DH, NHT = N
-    QPAR, QCARD, _QLEN, QHT, _C = G
+    VAL, RANK, BEST, NHT = N[6], N[7], N[8], N[14]
+    QPAR, QCARD, QHT = G[0], G[1], G[3]
     # walk the trie without adding to it
     pid = 0
     for code in pile_codes:
-        mask = QHT.shape[0] - 1
-        h = np.int64(_hash(pid, code) & np.uint64(mask))
-        found = -1
-        while True:
-            e = QHT[h]
-            if e == 0:
-                break
-            n = e - 1
-            if QPAR[n] == pid and QCARD[n] == code:
-                found = n
-                break
-            h = (h + 1) & mask
-        if found < 0:
+        e = QHT[_pile_slot(QPAR, QCARD, QHT, pid, code)]
+        if e == 0:
             return -1, 0, -1
-        pid = found
-    x = _find(H0, PID, PP, PH, NHT, h0, pid, p, ph)
+        pid = e - 1
+    x = _find(NHT, h0, pid, p, ph)
     if x < 0:
         return -1, 0, -1
     return VAL[x], RANK[x], BEST[x]
@@ -583,7 +588,7 @@ def root_steps(N, G, R, BEAT, REQ, root):
     )
     if out != -2 or cph != _LEAD:
         return a, -1
-    y = _find(H0, PID, PP, PH, NHT, c0, cp, q, cph)
+    y = _find(NHT, c0, cp, q, cph)
     if y >= 0 and BEST[y] >= 0 and (VAL[y] == 1) == won:
         return a, BEST[y]
     return -1, -1
@@ -649,19 +654,16 @@ class FixGraph:
         face_new_top: bool,
         capacity: int = 1 << 12,
         limit: int = 0,
-        compress: bool = True,
     ):
         """``capacity``: the positions the arrays are first made for; ``limit``: the
         most the caller will let it meet (0: no reserve), room for which a large
         graph's arrays reserve when they first grow large (:func:`_larger`)."""
         self.BEAT = np.asarray(beat, dtype=np.int64)
         self.REQ = np.asarray(req, dtype=np.int64)
-        self.R = np.array(
-            [att, draw_mode, int(taker_leads), int(face_new_top), int(compress)], dtype=np.int64
-        )
+        self.R = np.array([att, draw_mode, int(taker_leads), int(face_new_top)], dtype=np.int64)
         self.scratch = np.zeros(64, dtype=np.int64)
         self.keys = np.zeros(64, dtype=np.int64)
-        self.kid = np.zeros((64, 8), dtype=np.int64)
+        self.kid = np.zeros((64, 5), dtype=np.int64)  # a new node's children
         n = capacity + 2 * _ROOM
         m = limit + 2 * _ROOM if limit else 0
         #: the reserve of the node, edge, dependency and pile arrays (see _grow)
@@ -763,44 +765,24 @@ class FixGraph:
         self.R[0] = att
         self.root = -1
 
+    def _graph(self):
+        """The arguments every kernel takes first: nodes, piles and the rules."""
+        return tuple(self.nodes), tuple(self.piles), self.R, self.BEAT, self.REQ
+
     def start(self, h0: int, h1: int, pile_codes, p: int, phase: int) -> None:
         """Make the root node."""
         codes = np.asarray(pile_codes, dtype=np.int64)
+        edges = tuple(self.edges)
         self.root = int(
-            start(
-                tuple(self.nodes),
-                tuple(self.piles),
-                self.R,
-                self.BEAT,
-                self.REQ,
-                tuple(self.edges),
-                h0,
-                h1,
-                codes,
-                p,
-                phase,
-                self.scratch,
-                self.keys,
-                self.kid,
-            )
+            start(*self._graph(), edges, h0, h1, codes, p, phase, self.scratch, self.keys, self.kid)
         )
 
     def step(self, budget: int) -> int:
         """Run up to ``budget`` edges: WON, REFUTED or SLICE (growing as needed)."""
         while True:
+            edges, caps = tuple(self.edges), self._caps()
             r = run(
-                tuple(self.nodes),
-                tuple(self.piles),
-                self.R,
-                self.BEAT,
-                self.REQ,
-                tuple(self.edges),
-                self.root,
-                budget,
-                self._caps(),
-                self.scratch,
-                self.keys,
-                self.kid,
+                *self._graph(), edges, self.root, budget, caps, self.scratch, self.keys, self.kid
             )
             if r != GROW:
                 return int(r)
@@ -819,18 +801,7 @@ class FixGraph:
     def probe(self, h0: int, h1: int, pile_codes, p: int, phase: int) -> tuple[int, int, int]:
         """(value, rank, best step) of a position met, or (-1, 0, -1)."""
         codes = np.asarray(pile_codes, dtype=np.int64)
-        v, r, b = probe(
-            tuple(self.nodes),
-            tuple(self.piles),
-            self.R,
-            self.BEAT,
-            self.REQ,
-            h0,
-            h1,
-            codes,
-            p,
-            phase,
-        )
+        v, r, b = probe(*self._graph(), h0, h1, codes, p, phase)
         return int(v), int(r), int(b)
 
     def root_value(self) -> tuple[int, int, int]:
@@ -841,9 +812,7 @@ class FixGraph:
 
     def root_steps(self) -> tuple[int, ...]:
         """The root's proving or refuting turn (empty: none read)."""
-        a, b = root_steps(
-            tuple(self.nodes), tuple(self.piles), self.R, self.BEAT, self.REQ, self.root
-        )
+        a, b = root_steps(*self._graph(), self.root)
         if a < 0:
             return ()
         return (int(a),) if b < 0 else (int(a), int(b))
