@@ -108,6 +108,16 @@ presence_t = Table(
     Column("spectators", Integer, nullable=False, server_default="0"),
 )
 
+limits_t = Table(
+    "sk_limits",
+    metadata,
+    Column("bucket", String(120), primary_key=True),
+    Column("tokens", Float, nullable=False),
+    Column("at", Float, nullable=False),
+)
+"""Rate-limit token buckets shared by every server process (issue 20, item 5):
+one row per (purpose, client address | network | everyone)."""
+
 events_t = Table(
     "sk_events",
     metadata,
@@ -166,6 +176,22 @@ _HEARTBEAT = text(
     ON CONFLICT (owner) DO UPDATE SET expires = EXCLUDED.expires"""
 )
 _DEAD = text(f"SELECT owner FROM sk_processes WHERE expires < {_DB_NOW}")
+
+_REFILL = """CASE WHEN sk_limits.tokens + (:now - sk_limits.at) * :rate > :burst THEN :burst
+    WHEN :now < sk_limits.at THEN sk_limits.tokens
+    ELSE sk_limits.tokens + (:now - sk_limits.at) * :rate END"""
+_TAKE = text(
+    f"""INSERT INTO sk_limits (bucket, tokens, at) VALUES (:b, :burst - 1, :now)
+    ON CONFLICT (bucket) DO UPDATE SET tokens = ({_REFILL}) - 1,
+        at = CASE WHEN :now < sk_limits.at THEN sk_limits.at ELSE :now END
+    RETURNING tokens"""
+)
+"""Take one token from a bucket in one statement (SQLite and PostgreSQL): refill
+for the time passed, capped at the burst, minus one.  A negative result means
+the bucket was empty; the caller's transaction is then rolled back, so a refused
+request takes nothing (from this bucket or the ones before it)."""
+LIMITS_KEEP_S = 3600.0
+"""Rows untouched this long are deleted (every bucket is full again by then)."""
 
 CHANNEL = "sk_tables"
 """The PostgreSQL notification channel the server processes talk on."""
@@ -405,6 +431,37 @@ class Store:
             row = conn.execute(select(meta_t.c.value).where(meta_t.c.key == "link_secret")).first()
             assert row is not None
             return bytes.fromhex(row.value)
+
+    def take_tokens(self, buckets: list[tuple[str, float, float]], now: float) -> float:
+        """Take one token from each ``(bucket, burst, rate)``, all or none, in one
+        transaction; 0.0 if taken, else the seconds until the first empty bucket
+        has a token again (nothing is taken then).
+
+        The buckets are rows of ``sk_limits``, so every server process on the
+        database shares them (per-process buckets let two workers pass twice
+        the limit).  Each bucket is one ``INSERT ... ON CONFLICT DO UPDATE``
+        whose row lock (PostgreSQL) orders concurrent takes; the buckets are
+        always taken in the caller's order, so two takes cannot deadlock."""
+        with self.engine.connect() as conn:
+            trans = conn.begin()
+            try:
+                for bucket, burst, rate in buckets:
+                    left = conn.execute(
+                        _TAKE, {"b": bucket, "burst": burst, "rate": rate, "now": now}
+                    ).scalar_one()
+                    if float(left) < 0:
+                        trans.rollback()
+                        return max(1e-3, -float(left) / rate)
+                trans.commit()
+            except BaseException:
+                trans.rollback()
+                raise
+        return 0.0
+
+    def purge_limits(self, now: float) -> None:
+        """Forget the buckets untouched for :data:`LIMITS_KEEP_S` (they are full)."""
+        with self.engine.begin() as conn:
+            conn.execute(limits_t.delete().where(limits_t.c.at < now - LIMITS_KEEP_S))
 
     def create_table(
         self, table_id: str, config: dict[str, Any], seed: int, seats: list[dict[str, Any]]
