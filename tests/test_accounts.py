@@ -245,11 +245,12 @@ def test_sliding_window_and_throttle_unlock_after_the_window() -> None:
     s = AccountSettings.fast()
     t = LoginThrottle(s)
     for i in range(s.user_failures):
-        t.check("1.2.3.4", "alice", now=float(i))
-        t.failed("1.2.3.4", "alice", now=float(i))
+        t.check("1.2.3.4", "alice", now=i * 10.0)  # past each growing delay
+        t.failed("1.2.3.4", "alice", now=i * 10.0)
     with pytest.raises(ValueError, match="too many"):
-        t.check("9.9.9.9", "alice", now=10.0)  # another address, same name
-    t.check("9.9.9.9", "alice", now=s.window_s + 0.5)  # the oldest failure left the window
+        t.check("1.2.3.4", "alice", now=100.0)  # the same address and name
+    t.check("9.9.9.9", "alice", now=100.0)  # another address is not locked out (issue 20)
+    t.check("1.2.3.4", "alice", now=s.window_s + 0.5)  # the oldest failure left the window
     w = SlidingWindow(10.0, max_keys=3)
     for k in "abcd":
         w.add(k, 0.0)

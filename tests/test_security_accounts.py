@@ -35,6 +35,10 @@ H = {"kind": "human"}
 BOT = {"kind": "bot", "bot": "random"}
 
 
+def _from(c: TestClient, ip: str) -> TestClient:
+    return TestClient(c.app, client=(ip, 5555))
+
+
 def test_login_brute_force_is_throttled(tmp_path: Path) -> None:
     settings = AccountSettings(
         time_cost=1, memory_cost=1024, parallelism=1, user_failures=5, ip_failures=12
@@ -44,22 +48,92 @@ def test_login_brute_force_is_throttled(tmp_path: Path) -> None:
         register(c, "Bobby")
         c.cookies.clear()
         codes = [login(c, "Alice", f"guess {i:04d}").status_code for i in range(40)]
-        assert codes[:5] == [401] * 5 and set(codes[5:]) == {429}
-        r = login(c, "Alice")  # even the right password waits out the window
+        assert codes[:3] == [401] * 3 and set(codes[3:]) == {429}  # growing delays
+        r = login(c, "Alice")  # the attacking address waits, even with the right password
         assert r.status_code == 429 and r.json()["code"] == "throttled"
         assert int(r.headers["retry-after"]) > 0
         # the same address guessing other names runs into the per-address limit
-        others = [login(c, "Bobby", f"guess {i}").status_code for i in range(10)]
-        assert others[:5] == [401] * 5 and set(others[5:]) == {429}
-        for name in ("Carol", "Dave"):
-            assert login(c, name, "x" * 10).status_code in (401, 429)
+        others = [login(c, name, "x" * 10).status_code for name in ("Bobby", "Carol", "Dave")]
+        assert others == [401] * 3
+        for name in ("Erin", "Frank", "Gina", "Hank", "Ivan", "Judy"):
+            assert login(c, name, "x" * 10).status_code == 401
         assert login(c, "Zed", "x" * 10).status_code == 429  # 12 failures from here
-        # another address is not locked out of Bobby... but Alice's name is
-        other = TestClient(c.app, client=("10.0.0.9", 5555))
-        with other:
-            assert login(other, "Alice").status_code == 429
-            assert login(other, "Bobby").status_code == 429  # 5 failures for the name
+        # another address is not locked out of anything: the right password gets in
+        with _from(c, "10.0.0.9") as other:
+            assert login(other, "Alice").status_code == 200
+            assert login(other, "Bobby").status_code == 200
             assert login(other, "Zed", "x" * 10).status_code == 401
+
+
+def test_wrong_passwords_from_one_address_never_lock_out_the_owner(tmp_path: Path) -> None:
+    """Issue 20, item 7: five wrong passwords used to lock the account for five
+    minutes against its owner too."""
+    with make_client(tmp_path) as c:
+        register(c, "Alice")
+        with _from(c, "203.0.113.7") as attacker:
+            codes = [login(attacker, "Alice", f"guess {i}").status_code for i in range(12)]
+            assert codes.count(401) == 3 and codes.count(429) == 9
+        with _from(c, "198.51.100.2") as owner:
+            r = login(owner, "Alice")
+            assert r.status_code == 200, r.text
+            assert owner.get("/api/account/me").json()["user"]["username"] == "Alice"
+
+
+def test_many_addresses_on_one_name_refuse_only_themselves(tmp_path: Path) -> None:
+    settings = AccountSettings(time_cost=1, memory_cost=1024, parallelism=1, user_failures=4)
+    with make_client(tmp_path, settings) as c:
+        register(c, "Alice")
+        bots = [_from(c, f"192.0.2.{i}") for i in range(6)]
+        for b in bots:
+            b.__enter__()
+        try:
+            assert [login(b, "Alice", "guess a").status_code for b in bots] == [401] * 6
+            # the name is under attack: each address that failed for it is refused
+            # (even a second guess after the pair's own delay), checking no password
+            for b in bots:
+                r = login(b, "Alice", "guess b")
+                assert r.status_code == 429 and int(r.headers["retry-after"]) > 0
+        finally:
+            for b in bots:
+                b.__exit__(None, None, None)
+        with _from(c, "192.0.2.200") as fresh:
+            assert login(fresh, "Alice", "guess c").status_code == 401  # one guess each
+            assert login(fresh, "Alice").status_code == 429
+        with _from(c, "192.0.2.201") as owner:
+            assert login(owner, "Alice").status_code == 200
+
+
+def test_delays_grow_per_address_and_name(tmp_path: Path) -> None:
+    """The pair's delay doubles with every failure past the free ones, in the
+    database (so every process counts them)."""
+    from svoi_kozyri.server.accounts import AccountError, LoginThrottle
+    from svoi_kozyri.server.db import Store
+
+    store = Store(f"sqlite:///{tmp_path / 'd.db'}")
+    s = AccountSettings(
+        pair_free=3, pair_delay_s=2.0, window_s=300.0, ip_failures=100, user_failures=100
+    )
+    t = LoginThrottle(s, store.engine)
+    now = 1000.0
+    waits = []
+    for i in range(8):
+        while True:
+            try:
+                t.check("10.1.1.1", "alice", now)
+                break
+            except AccountError as e:
+                assert e.status == 429 and e.retry_after > 0
+                if i >= 4:
+                    waits.append(e.retry_after)
+                now += e.retry_after
+        t.failed("10.1.1.1", "alice", now)
+        t.check("10.9.9.9", "alice", now)  # another address: never delayed by these
+        now += 0.5
+    assert waits == [4, 8, 16, 32], waits
+    assert t.pair_delay(50) == s.window_s  # capped at the window
+    t.succeeded("10.1.1.1", "alice")
+    t.check("10.1.1.1", "alice", now)  # the right password forgets the pair's failures
+    store.close()
 
 
 def _cards(view: dict[str, Any]) -> list[str]:

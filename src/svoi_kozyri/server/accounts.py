@@ -17,10 +17,17 @@ account adds a name that is the player's own, a rating and a list of games.
   derived from the session id (:func:`csrf_for_session`), so it cannot be guessed
   and needs no storage; before log-in it is a double-submit cookie.  A page of
   another site can neither read the cookie nor set the header.
-* **Throttling**: :class:`LoginThrottle` counts failed log-ins per client
-  address and per user name in a sliding window (in the database, so every
-  server process counts the same attempts) and refuses further attempts (HTTP
-  429 with ``Retry-After``) once either is over its limit.
+* **Throttling** throttles the attacker, never the victim (issue 20, item 7):
+  :class:`LoginThrottle` counts failed log-ins per (address, name) pair, per
+  address and per name in a sliding window, in the database, so every server
+  process counts the same attempts.  A pair waits longer after each failure past
+  the first few (HTTP 429 with ``Retry-After``), an address runs out of failures
+  over all names, and a name that failed too often from anywhere refuses only the
+  addresses that failed for it: the right password from an address with no
+  failures for the name always gets through.
+* **Look-alike names**: an account name cannot be registered when it looks like
+  another account's (the TR39 skeletons of :mod:`.names`: ``aIice`` beside
+  ``alice``); :meth:`AccountService.name_registered` tells the seat check the same.
 * **Seats**: ``sk_seat_accounts`` links a table seat to the account that holds
   it (created or joined while logged in, or a guest's seat claimed afterwards
   with its seat token).  That link is what ratings and profiles read.
@@ -36,6 +43,7 @@ import hashlib
 import json
 import re
 import secrets
+import threading
 import time
 from collections import OrderedDict, deque
 from dataclasses import dataclass
@@ -44,16 +52,19 @@ from typing import Any
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy import (
+    Connection,
     Engine,
     delete,
     func,
     insert,
     select,
+    text,
     update,
 )
 from sqlalchemy.exc import IntegrityError
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from .names import skeletons
 from .player_tables import login_events_t, seat_accounts_t, sessions_t, users_t
 from .schemas import check_name
 
@@ -98,9 +109,12 @@ class AccountSettings:
 
     The argon2 defaults are argon2-cffi's (RFC 9106 low-memory profile, about
     0.1 to 0.4 s a hash on a small machine); tests pass cheaper ones.  Login
-    limits: ``user_failures`` failed attempts per user name and ``ip_failures`` per
-    client address within ``window_s`` seconds, then 429 until the oldest counted
-    failure leaves the window.
+    limits within ``window_s`` seconds: an (address, name) pair has ``pair_free``
+    failures, then waits ``pair_delay_s`` after the next, twice that after the one
+    after, and so on up to the window; an address has ``ip_failures`` failures over
+    all names; after ``user_failures`` failures for a name from anywhere, an address
+    that failed for it waits until its failures leave the window (one without
+    failures still gets in with the right password).
     """
 
     time_cost: int = 3
@@ -110,6 +124,8 @@ class AccountSettings:
     window_s: float = 300.0
     user_failures: int = 5
     ip_failures: int = 20
+    pair_free: int = 3
+    pair_delay_s: float = 2.0
     registrations_per_ip: int = 10
     online_s: float = 120.0
 
@@ -176,6 +192,14 @@ class SlidingWindow:
             return max(1, int(q[0] + self.window_s - now + 0.999))
         return 0
 
+    def newest(self, key: str, now: float) -> float | None:
+        """The time of the latest event of ``key`` in the window, or None."""
+        q = self._prune(key, now)
+        if q:
+            self._events[key] = q
+            return q[-1]
+        return None
+
     def clear(self, key: str) -> None:
         """Forget ``key``."""
         self._events.pop(key, None)
@@ -230,6 +254,16 @@ class DbWindow:
             return 0
         return max(1, int(float(oldest) + self.window_s - now + 0.999))
 
+    def newest(self, key: str, now: float) -> float | None:
+        """The time of the latest event of ``key`` in the window, or None."""
+        with self.engine.connect() as conn:
+            latest = conn.execute(
+                select(func.max(login_events_t.c.t)).where(
+                    self._where(key), login_events_t.c.t > now - self.window_s
+                )
+            ).scalar_one()
+        return None if latest is None else float(latest)
+
     def clear(self, key: str) -> None:
         """Forget ``key``."""
         with self.engine.begin() as conn:
@@ -237,27 +271,53 @@ class DbWindow:
 
 
 class LoginThrottle:
-    """Failed log-ins per user name and per client address.
+    """Failed log-ins per (address, name) pair, per address and per name.
 
-    Both limits apply: one address trying many names hits the address limit, many
-    addresses trying one name hit the name limit.  A successful log-in clears the
-    name's count (not the address's).  With an ``engine`` the counts live in the
-    database and hold across every server process; without, in this process.
+    Why three counts (issue 20, item 7): counting only per name let anyone lock an
+    account by typing five wrong passwords, even against its owner typing the
+    right one elsewhere.  Now the attacker is slowed, not the victim:
+
+    * a pair gets ``pair_free`` failures, then a delay that doubles with every
+      further failure (``pair_delay_s``, ``2 * pair_delay_s``, ... up to the window);
+    * an address gets ``ip_failures`` failures over all names (one address trying
+      many names);
+    * a name that failed ``user_failures`` times from anywhere (many addresses
+      trying one name) refuses every address that failed for it until those
+      failures leave the window; an address without failures for the name is never
+      refused for it, so the owner logs in from their own.
+
+    A refused attempt (429) checks no password and counts nothing.  A correct
+    password forgets its pair's failures.  With an ``engine`` the counts live in
+    the database and hold across every server process; without, in this process.
     """
 
     def __init__(self, settings: AccountSettings, engine: Engine | None = None) -> None:
         self.settings = settings
         self.by_user: SlidingWindow | DbWindow
         self.by_ip: SlidingWindow | DbWindow
+        self.by_pair: SlidingWindow | DbWindow
         self.registrations: SlidingWindow | DbWindow
         if engine is None:
             self.by_user = SlidingWindow(settings.window_s)
             self.by_ip = SlidingWindow(settings.window_s)
+            self.by_pair = SlidingWindow(settings.window_s)
             self.registrations = SlidingWindow(3600.0)
         else:
             self.by_user = DbWindow(engine, "user", settings.window_s)
             self.by_ip = DbWindow(engine, "ip", settings.window_s)
+            self.by_pair = DbWindow(engine, "pair", settings.window_s)
             self.registrations = DbWindow(engine, "register", 3600.0)
+
+    @staticmethod
+    def _pair(ip: str, name_key: str) -> str:
+        return f"{ip}\x00{name_key}"
+
+    def pair_delay(self, failures: int) -> float:
+        """Seconds a pair with ``failures`` failures waits after its latest one."""
+        s = self.settings
+        if failures < s.pair_free:
+            return 0.0
+        return float(min(s.window_s, s.pair_delay_s * 2.0 ** min(failures - s.pair_free, 30)))
 
     def check(self, ip: str, name_key: str, now: float | None = None) -> None:
         """Raise a 429 :class:`AccountError` if this attempt is over a limit."""
@@ -268,8 +328,22 @@ class LoginThrottle:
             raise AccountError(
                 "throttled", f"too many failed log-ins from here; try again in {wait} s", 429, wait
             )
+        pair = self._pair(ip, name_key)
+        failures = self.by_pair.count(pair, now)
+        if failures == 0:
+            return  # never refused for a name it has not failed for
+        latest = self.by_pair.newest(pair, now)
+        delay = self.pair_delay(failures)
+        if latest is not None and now < latest + delay:
+            wait = max(1, int(latest + delay - now + 0.999))
+            raise AccountError(
+                "throttled",
+                f"too many failed log-ins for this name; try again in {wait} s",
+                429,
+                wait,
+            )
         if self.by_user.count(name_key, now) >= s.user_failures:
-            wait = self.by_user.retry_after(name_key, now)
+            wait = self.by_pair.retry_after(pair, now)
             raise AccountError(
                 "throttled",
                 f"too many failed log-ins for this name; try again in {wait} s",
@@ -281,11 +355,13 @@ class LoginThrottle:
         """Count a failed attempt."""
         now = time.time() if now is None else now
         self.by_ip.add(ip, now)
+        self.by_pair.add(self._pair(ip, name_key), now)
         self.by_user.add(name_key, now)
 
-    def succeeded(self, name_key: str) -> None:
-        """A correct password: the name's failures are forgotten."""
-        self.by_user.clear(name_key)
+    def succeeded(self, ip: str, name_key: str) -> None:
+        """A correct password: this address's failures for the name are forgotten
+        (the name's count stays: an attack on it from elsewhere goes on)."""
+        self.by_pair.clear(self._pair(ip, name_key))
 
     def check_registration(self, ip: str, now: float | None = None) -> None:
         """Raise 429 when this address created too many accounts in the last hour."""
@@ -296,6 +372,48 @@ class LoginThrottle:
                 "throttled", f"too many new accounts from here; try again in {wait} s", 429, wait
             )
         self.registrations.add(ip, now)
+
+
+class NameRegistry:
+    """The look-alike keys (:func:`.names.skeletons`) of every account's name.
+
+    Names never change and accounts are never deleted, so each process reads only
+    the accounts added since its last look (``id`` above the last it saw): every
+    process sees the accounts the others registered, at the cost of one indexed
+    query per check.
+    """
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self._last_id = 0
+        self._keys: tuple[dict[str, int], dict[str, int]] = ({}, {})
+        self._lock = threading.Lock()
+
+    def refresh(self, conn: Connection | None = None) -> None:
+        """Read the accounts registered since the last look."""
+        with self._lock:
+            query = (
+                select(users_t.c.id, users_t.c.username)
+                .where(users_t.c.id > self._last_id)
+                .order_by(users_t.c.id)
+            )
+            if conn is None:
+                with self.engine.connect() as own:
+                    rows = own.execute(query).all()
+            else:
+                rows = conn.execute(query).all()
+            for r in rows:
+                for keys, key in zip(self._keys, skeletons(r.username), strict=True):
+                    keys.setdefault(key, int(r.id))
+                self._last_id = max(self._last_id, int(r.id))
+
+    def holder(self, name: str, conn: Connection | None = None) -> int | None:
+        """The id of an account whose name looks like ``name``, or None."""
+        self.refresh(conn)
+        for keys, key in zip(self._keys, skeletons(name), strict=True):
+            if key in keys:
+                return keys[key]
+        return None
 
 
 def _row_user(row: Any) -> User:
@@ -322,7 +440,12 @@ class AccountService:
         self._dummy_hash = self.hasher.hash(secrets.token_urlsafe(16))
         self.throttle = LoginThrottle(s, engine)
         self.reserved = {username_key(r) for r in (reserved or set())} | RESERVED_NAMES
+        self._reserved_keys = {k for r in self.reserved for k in skeletons(r)}
+        self.names = NameRegistry(engine)
         self._touched: dict[int, float] = {}
+
+    def _is_reserved(self, name: str) -> bool:
+        return any(k in self._reserved_keys for k in skeletons(name))
 
     # -- accounts ------------------------------------------------------------------
 
@@ -335,7 +458,7 @@ class AccountService:
                 "or digit",
             )
         key = username_key(name)
-        if key in self.reserved or key.startswith("bot"):
+        if key in self.reserved or key.startswith("bot") or self._is_reserved(name):
             raise AccountError("bad_username", f"the name {name!r} is reserved")
         try:  # the rules every seat name follows: nothing that reads like game text
             check_name(name)
@@ -355,6 +478,18 @@ class AccountService:
         now = time.time()
         try:
             with self.engine.begin() as conn:
+                # one registration at a time between the look-alike check and the
+                # insert, at every process (the unique key guards only the exact name)
+                if conn.dialect.name == "postgresql":
+                    conn.execute(text("SELECT pg_advisory_xact_lock(7320420)"))
+                else:  # SQLite: take the write lock before reading
+                    conn.execute(update(users_t).where(users_t.c.id < 0).values(last_seen=0.0))
+                if self.names.holder(username, conn) is not None:
+                    raise AccountError(
+                        "name_taken",
+                        f"the name {username!r} is taken (or one that looks just like it)",
+                        409,
+                    )
                 res = conn.execute(
                     insert(users_t).values(
                         username=username,
@@ -412,7 +547,7 @@ class AccountService:
         if row is None or not stored or not ok:
             self.throttle.failed(ip, key)
             raise AccountError("bad_login", "wrong user name or password", 401)
-        self.throttle.succeeded(key)
+        self.throttle.succeeded(ip, key)
         if self.hasher.check_needs_rehash(stored):
             with self.engine.begin() as conn:
                 conn.execute(
@@ -431,9 +566,12 @@ class AccountService:
         return _row_user(row) if row is not None else None
 
     def name_registered(self, name: str) -> bool:
-        """Whether a guest display name would pass for an account's (or a bot's) name."""
+        """Whether a guest display name would pass for an account's (or a bot's)
+        name: the same name in any case, or one that looks like it (``аlice``)."""
         key = username_key(name.strip())
-        return key in self.reserved or self.user_by_name(key) is not None
+        if key in self.reserved or self._is_reserved(name):
+            return True
+        return self.user_by_name(key) is not None or self.names.holder(name) is not None
 
     # -- sessions ------------------------------------------------------------------
 

@@ -6,8 +6,9 @@ profile and lobby routers, and a :class:`Players` object (``app.state.players``)
 whose hooks the table endpoints call:
 
 * :meth:`Players.seat_name` before a seat is taken: a logged-in player sits
-  under their account name; a guest may not take a registered name (nobody can
-  pass for an account) nor sit at a rated table;
+  under their account name; a guest may not take a registered name, nor one that
+  looks like it (nobody can pass for an account), nor sit at a rated table; no
+  two seats of a table have names that look alike;
 * :meth:`Players.table_created` / :meth:`Players.seat_taken` after it: the seat is
   linked to the account (and a new table noted for results and ratings);
 * :meth:`Players.seat_of_request`: the seat an account holds at a table, so a
@@ -40,6 +41,7 @@ from .accounts import (
     csrf_for_session,
 )
 from .db import Store
+from .names import looks_alike
 from .ratings_service import RatingService
 from .schemas import SeatGrant, TableConfig
 
@@ -164,16 +166,35 @@ class Players:
         if user is not None:
             if table_id is not None and self.accounts.seat_of_user(table_id, user) is not None:
                 raise AccountError("already_seated", "you already have a seat at this table", 409)
+            self._check_table_names(table_id, user.username)
             return user, user.username
         if rated:
             raise AccountError("login_required", "rated tables are for accounts: log in first", 403)
         if self.accounts.name_registered(name):
             raise AccountError(
                 "name_reserved",
-                f"{name.strip()!r} is an account's name: log in, or choose another name",
+                f"{name.strip()!r} is an account's name (or looks like one): log in, "
+                "or choose another name",
                 409,
             )
+        self._check_table_names(table_id, name)
         return None, name
+
+    def _check_table_names(self, table_id: str | None, name: str) -> None:
+        """Refuse a name that looks like another seat's at the table (``аlice``
+        beside ``alice``: the TR39 skeletons of :mod:`.names`)."""
+        if table_id is None:
+            return
+        live = self.hub.get(table_id) if len(table_id) <= 32 else None
+        if live is None:
+            return  # the join answers no_table
+        for seat in live.game.seats:
+            if seat.name and looks_alike(seat.name, name):
+                raise AccountError(
+                    "name_in_use",
+                    "a player at this table has that name (or one that looks just like it)",
+                    409,
+                )
 
     def table_created(self, grant: SeatGrant, config: TableConfig, user: User | None) -> None:
         """Note a new table (and its bot and creator seats)."""

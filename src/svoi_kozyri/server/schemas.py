@@ -19,6 +19,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
 
+from .names import MAX_MARKS, too_many_marks
+
 MAX_MESSAGE_BYTES = 2048
 """Client WebSocket messages longer than this are refused unread."""
 
@@ -67,7 +69,10 @@ def check_name(value: str) -> str:
     surrogates, private-use and unassigned characters, ``<`` and ``>``; names
     that read like game text: a card (``10H KS``), a seat letter, or a word of
     the table's own messages (``A loses``, ``medium bot``, ``draw``), or a seat
-    letter alone.
+    letter alone; more than :data:`~.names.MAX_MARKS` combining marks on one
+    character (they draw over the lines around, issue 20).  Look-alike names
+    (``аlice`` beside ``alice``) are refused where a name is compared with the
+    others (:mod:`.names`, :meth:`.players.Players.seat_name`).
     """
     if not isinstance(value, str):
         raise ValueError("a name is text")
@@ -80,6 +85,8 @@ def check_name(value: str) -> str:
         raise ValueError(f"a name has 1 to {MAX_NAME} characters")
     if not any(ch.isalnum() for ch in name):
         raise ValueError("a name needs a letter or a digit")
+    if too_many_marks(name):
+        raise ValueError(f"a name has at most {MAX_MARKS} accents on one letter")
     words = name.casefold().replace(",", " ").replace(".", " ").split()
     if len(words) == 1 and _SEAT_WORD.match(words[0]):
         raise ValueError("a seat letter is not a name")

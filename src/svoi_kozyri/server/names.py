@@ -1,0 +1,112 @@
+"""Look-alike names: the confusables skeleton of Unicode TR39, and combining marks.
+
+Why: a guest sitting as ``аlice_s`` (Cyrillic ``а``) or ``alice‐s`` (U+2010)
+beside the account ``alice_s`` passes for that player (issue 20, item 12).  Two
+names are the same name when a key of :func:`skeletons` is: NFKC, then each
+character replaced by its TR39 prototype (``а`` -> ``a``, ``‐`` -> ``-``,
+``I`` and ``1`` -> ``l``, ``m`` -> ``rn``) and case folded, in both orders.
+The account names are unique in it, a guest cannot sit under an account's
+skeleton, and two seats of one table never share one.
+
+The mapping comes from Unicode's ``confusables.txt`` as the package
+``confusable-homoglyphs`` ships it (``confusables.json``).  That file lists each
+line of ``confusables.txt`` in both directions; a source character has exactly
+one neighbour (its prototype), so the prototypes are the characters with several
+neighbours or a sequence.  Where a source and its prototype have only each
+other, the file does not say which is which: both map to one of them (ASCII
+first), which gives the same classes of equal names as TR39.
+
+:func:`too_many_marks` bounds the combining marks on one character: 200 of them
+draw over the lines above and below (Zalgo text).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import unicodedata
+from importlib.resources import files
+
+MAX_MARKS = 2
+"""Combining marks allowed on one base character (Vietnamese needs two: ệ)."""
+
+
+def _rank(ch: str) -> tuple[bool, int]:
+    return (ord(ch[0]) >= 128, ord(ch[0]))
+
+
+@functools.cache
+def _prototypes() -> dict[str, str]:
+    """Each confusable source character -> its prototype (one or more characters)."""
+    text = files("confusable_homoglyphs").joinpath("confusables.json").read_text("utf-8")
+    data: dict[str, list[dict[str, str]]] = json.loads(text)
+    out: dict[str, str] = {}
+    for key, entries in data.items():
+        if len(key) != 1 or len(entries) != 1:
+            continue  # a sequence, or a character several others look like: a prototype
+        other = entries[0]["c"]
+        if len(other) > 1 or len(data.get(other, ())) > 1:
+            out[key] = other
+        else:  # one source, one prototype, and the file does not say which is which
+            rep = min(key, other, key=_rank)
+            if rep != key:
+                out[key] = rep
+    return out
+
+
+def _map(text: str) -> str:
+    protos = _prototypes()
+    for _ in range(4):  # prototypes are fixed points; a chosen representative may not be
+        nfd = unicodedata.normalize("NFD", text)
+        mapped = unicodedata.normalize("NFD", "".join(protos.get(ch, ch) for ch in nfd))
+        if mapped == text:
+            break
+        text = mapped
+    return text
+
+
+def skeletons(name: str) -> tuple[str, str]:
+    """The two forms in which names that look alike are equal (see :func:`looks_alike`).
+
+    Case folding and the confusables disagree on ``I``: folded it is ``i``, seen it
+    is ``l``.  So there are two keys: folded first, then mapped (``ALICE`` equals
+    ``alice``), and mapped first, then folded (``AIice`` equals ``alice``).
+    """
+    text = " ".join(unicodedata.normalize("NFKC", name).split())
+    folded_first = _map(_map(text.casefold()).casefold())
+    mapped_first = _map(_map(text).casefold())
+    return folded_first, mapped_first
+
+
+def looks_alike(a: str, b: str) -> bool:
+    """Whether two names would pass for each other (either key of :func:`skeletons`)."""
+    sa, sb = skeletons(a), skeletons(b)
+    return sa[0] == sb[0] or sa[1] == sb[1]
+
+
+def too_many_marks(text: str, limit: int = MAX_MARKS) -> bool:
+    """Whether a character of ``text`` (NFC) carries more than ``limit`` combining marks."""
+    run = 0
+    for ch in unicodedata.normalize("NFC", text):
+        if unicodedata.category(ch) in ("Mn", "Me"):
+            run += 1
+            if run > limit:
+                return True
+        else:
+            run = 0
+    return False
+
+
+def limit_marks(text: str, limit: int = MAX_MARKS) -> str:
+    """``text`` (NFC) with the combining marks past ``limit`` on one character dropped."""
+    out: list[str] = []
+    run = 0
+    for ch in unicodedata.normalize("NFC", text):
+        if unicodedata.category(ch) in ("Mn", "Me"):
+            run += 1
+            if run > limit:
+                continue
+        else:
+            run = 0
+        out.append(ch)
+    return "".join(out)
