@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+import weakref
 from dataclasses import dataclass, field
 
 from .table import TableGame
@@ -51,6 +52,11 @@ class LiveTable:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     """Held while one event of the table is being stored, so a table's events
     reach the database one after the other, in order."""
+    delivered: weakref.WeakKeyDictionary[Conn, int] = field(
+        default_factory=weakref.WeakKeyDictionary
+    )
+    """The version of the last state sent to each connection: an error may name
+    only what that state shows (issue 20, item 2)."""
 
     @classmethod
     def fresh(cls, game: TableGame) -> LiveTable:
@@ -60,12 +66,15 @@ class LiveTable:
 
     async def settled(self) -> None:
         """Wait until every event applied in memory is committed (or undone by a
-        reload), so what is read next is what the database holds."""
+        reload), so what is read next is what the database holds.  Returns at
+        once, without yielding, when nothing is pending: a caller that checks a
+        move right after it checks it against the committed state."""
         for _ in range(1000):  # bounded: appends are short
             if not self.pending:
                 return
             async with self.lock:
                 pass
+            await asyncio.sleep(0)  # let the last commit finish its bookkeeping
 
     def connected(self, seat: int) -> bool:
         """Whether the seat's player has at least one open socket (at any process)."""

@@ -77,13 +77,20 @@ class TableMaster:
     async def handle(self, live: LiveTable, conn: Conn, msg: Any) -> None:
         """Act on one validated client message (after the hello)."""
         if isinstance(msg, ClientMove):
-            if msg.version is not None and msg.version != live.game.version:
-                conn.send(error_text("stale", f"the table changed (version {live.game.version})"))
+            # checked against the committed state only: a move of this table still
+            # being stored may yet lose to another process's (issue 20, item 2)
+            await live.settled()
+            game = live.game
+            if live.pending:  # still storing after a long wait: nothing is checked
+                conn.send(error_text("stale", "the table is busy; try again"))
+                return
+            if msg.version is not None and msg.version != game.version:
+                conn.send(error_text("stale", f"the table changed (version {game.version})"))
                 return
             try:
-                pending = live.game.prepare_move(conn.seat, msg.move)
+                pending = game.prepare_move(conn.seat, msg.move)
             except TableError as e:
-                conn.send(error_text(e.code, str(e)))
+                conn.send(self.refusal(live, conn, e))
                 return
             if not await self.commit(live, pending.event, pending):
                 conn.send(error_text("stale", "the table changed; try again"))
@@ -94,18 +101,30 @@ class TableMaster:
         else:  # a second hello
             conn.send(error_text("already_greeted", "this connection already said hello"))
 
+    def refusal(self, live: LiveTable, conn: Conn, e: TableError) -> str:
+        """The error for a refused move, worded from what ``conn`` was last sent:
+        the reason (which may name cards of the position) only if that is the
+        state the move was checked against; otherwise ``stale`` and the version,
+        naming nothing the receiver has not seen yet (the state follows)."""
+        version = live.game.version
+        if live.delivered.get(conn) == version:
+            return error_text(e.code, str(e))
+        return error_text("stale", f"the table changed (version {version}); look again")
+
     async def _hint(self, live: LiveTable, conn: Conn) -> None:
-        st = live.game.state
+        await live.settled()  # from the committed state only, as a move is checked
+        game = live.game
+        st = game.state
         seat = conn.seat
-        if seat is None or st is None or st.to_act != seat:
+        if seat is None or st is None or st.to_act != seat or live.pending:
             conn.send(error_text("not_your_turn", "a hint is for the player to act"))
             return
-        version = live.game.version
+        version = game.version
         agent = make_agent(self.bots.default, seed=self.rng.randrange(1 << 30))
         obs = observe(st, seat)
         move = await asyncio.to_thread(agent.choose, obs)
         rating = await asyncio.to_thread(_hint_rating, obs, move)
-        if live.game.version == version:
+        if live.game is game and game.version == version and live.delivered.get(conn) == version:
             conn.send(
                 ServerHint(move=str(move), bot=self.bots.default, rating=rating).model_dump_json()
             )
@@ -203,7 +222,9 @@ class TableMaster:
             if text is None:
                 view = table_view(game, conn.seat, connected, standin, deadline, paused)
                 text = cache[conn.seat] = ServerState(view=view).model_dump_json()
-            if not conn.send(text):
+            if conn.send(text):
+                live.delivered[conn] = game.version
+            else:
                 live.conns.discard(conn)
 
     def view_for(self, live: LiveTable, seat: int | None) -> str:
