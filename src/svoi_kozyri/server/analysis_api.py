@@ -1,35 +1,58 @@
 """Analysis after a hand: every turn of a finished hand, as the viewer saw it,
-with the library's ratings (:func:`svoi_kozyri.bots.analysis.analyse_position`).
+with ratings of the moves (the library's search pieces, as in
+:func:`svoi_kozyri.bots.analysis.analyse_position`).
 
-Why here and how it keeps secrets:
+What a viewer may learn (issue 20, item 3): **nothing they did not know at the
+end of the hand.**
 
-* A step holds only what the viewer could see before that turn: their own hand
-  (nothing for a spectator), the pile as the table showed it, hand sizes and the
-  publicly known cards (:func:`~svoi_kozyri.server.views.hand_view`, the same
-  function the live table uses).
-* A turn is rated from the **acting player's** observation (so the numbers are
-  what that player could have known, never the full deal).  The viewer gets the
-  rating of every legal move only on their own turns; on another player's turn
-  they get the played move's rating, the best rating and whether the result got
-  worse, and the moves whose every card they could see, never a card they could
-  not (``tests/test_analysis_api.py`` checks this for every step and viewer).
+* A step's ``before`` holds only what the viewer could see before that turn:
+  their own hand (nothing for a spectator), the pile as the table showed it,
+  hand sizes and the publicly known cards (:func:`~svoi_kozyri.server.views.hand_view`,
+  the live table's own view builder).
+* A turn is rated from the **acting player's** observation (what that player
+  could know then), so its numbers are a function of the actor's hand.  The
+  viewer's own turns are always rated.  Another seat's turn is rated only when
+  the viewer knew, at the end of the hand, that seat's whole hand before the
+  turn (:func:`open_turns`): every card of it was publicly known then, or the
+  seat's hand at the end of the hand is publicly known (empty for a player who
+  went out, or nothing but picked-up cards), since every later turn is public
+  (the cards played and the cards picked up), so the hand before each turn
+  follows.  Deduction by elimination is not used (the loser's remaining
+  private cards stay private, as in every other view).  Any other turn shows
+  the move and nothing more: no score, no best move, no count of moves.
+  ``tests/test_analysis_leaks.py`` checks every field of every step for every
+  viewer against this rule.
 * Only finished hands are analysed: during play this would be a hint machine.
-* CPU is bounded: ``ms`` per rated turn (clamped), at most ``TOTAL_MS`` per hand,
-  one analysis at a time in a worker thread, results cached.
+
+And what it may cost (item 4): the ratings are computed in a small pool of
+worker processes (:data:`WORKERS`, lower CPU priority), never on the event
+loop or in a thread holding its interpreter lock; at most :data:`MAX_PENDING`
+analyses run or wait in one server process (more answer 503 ``analysis_busy``
+with ``Retry-After``); one client (address, and account when logged in) has at
+most one analysis running and :data:`CLIENT_BURST` fresh ones at a time,
+refilled every ``1 / CLIENT_RATE`` s (more answer 429 ``analysis_limit`` with
+``Retry-After``).  Results are cached by what they depend on (the table and
+hand, or the record's text and hand, and the viewer), never by the requested
+budget, and identical requests in flight share one computation.
 
 A downloaded record (``POST /api/analysis/record``) gets the same view.  A
 record written for one player hides the other hands; the server fills them
-with any cards consistent with everything public (:func:`complete_viewer_record`),
-which changes nothing the viewer sees, and rates only the viewer's own turns
-(the others' hands are unknown, so their turns cannot be rated honestly).  A
-spectator's record is stepped through without ratings; a full record (all hands
-known) is rated for every seat.
+with cards consistent with everything public (:func:`complete_viewer_record`),
+which is exact for every seat whose hand the viewer could know by the rule
+above and changes nothing the viewer sees; the same rule picks the turns that
+are rated.  A full record (all hands known to whoever holds the file) is rated
+for every seat.
 """
 
 from __future__ import annotations
 
 import asyncio
+import atexit
+import concurrent.futures
+import contextlib
+import hashlib
 import math
+import multiprocessing
 import os
 import random
 import time
@@ -39,7 +62,7 @@ from typing import Annotated, Any, Final
 
 from fastapi import APIRouter, Header, Request
 from fastapi.responses import HTMLResponse, JSONResponse
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from ..bots.analysis import MoveRating
 from ..bots.search.common import Budget, policy
@@ -57,8 +80,9 @@ from ..core import (
     seat_name,
 )
 from ..notation import parse_position
+from .guard import RateLimiter, client_key
 from .pages import page_shell
-from .table import TableError, TableGame
+from .table import SeatInfo, TableError, TableGame
 from .views import hand_view
 
 DEFAULT_MS = 60.0
@@ -72,9 +96,16 @@ ROLLOUT_TURNS = 10
 """Rollouts stop after this many turns and score the position with the fitted
 evaluation, so one sampling round has a bounded cost."""
 SOLVE_CARDS = 12
-"""Open positions with at most this many cards in hand are solved exactly (the
-solver checks its clock only every thousand nodes, so bigger ones would overrun
-a budget of a few milliseconds); bigger ones are estimated."""
+"""Open positions with at most this many cards in hand go to the exact solver
+(bigger ones would overrun a budget of a few milliseconds); the moves it proves
+keep their proven values, the others are estimated."""
+MIN_SAMPLES = 30
+"""An estimate is flagged as a worsening only with at least this many rollouts
+behind each of the two moves compared, and a turn keeps sampling past its share
+of the time (up to :data:`SAMPLE_CAP` times it) until every move has them: late
+turns, with few cards left, are cheap and reach it (issue 21, item 9: turns
+with 4 to 7 samples were flagged)."""
+SAMPLE_CAP = 4.0
 #: the exact solver's table size here (its Python fixpoint holds about 1 KB a position:
 #: a web server's analyses stay within a few hundred MB whatever the position)
 SOLVER_TABLE: Final = 300_000
@@ -83,7 +114,16 @@ SOLVER_GRAPH: Final = 1_000_000
 THRESHOLD = 0.1
 """An estimated drop counts as a worsening from this size (and beyond noise)."""
 MAX_RECORD_CHARS = 200_000
-_CACHE_SIZE = 32
+CACHE_SIZE = 64
+WORKERS = 1
+"""Analysis worker processes per server process (``SVOI_KOZYRI_ANALYSIS_WORKERS``):
+one, so that analyses never take more than one core from the game."""
+MAX_PENDING = 4
+"""Analyses running or waiting in one server process; more answer 503."""
+CLIENT_BURST = 4
+"""Fresh analyses (not in the cache) one client may start at once ..."""
+CLIENT_RATE = 1 / 15
+"""... and how fast that allowance refills (per second)."""
 
 
 @dataclass(frozen=True)
@@ -97,20 +137,27 @@ class Step:
 
 
 def _interval(r: MoveRating) -> tuple[float, float] | None:
-    """A 95 % interval of an estimate (None for a proven value)."""
+    """A 95 % Wilson interval of an estimate (None for a proven value): honest
+    with few samples, where the normal approximation claimed 78-100 % from
+    four rollouts that all won."""
     if r.proven or not r.samples:
         return None
-    se = math.sqrt(max(r.score * (1 - r.score), 0.05) / r.samples)
-    return max(0.0, r.score - 1.96 * se), min(1.0, r.score + 1.96 * se)
+    n, p, z = r.samples, min(1.0, max(0.0, r.score)), 1.96
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half))
 
 
 def got_worse(best: MoveRating, played: MoveRating) -> bool:
     """Did the move played make the result worse?  Proven values: any drop.
-    Estimates: a drop of at least ``THRESHOLD`` that is also more than two standard
+    Estimates: only with at least :data:`MIN_SAMPLES` rollouts behind each
+    estimated side, a drop of at least ``THRESHOLD``, and more than two standard
     errors of the difference (sampling noise is not reported as a mistake)."""
     drop = best.score - played.score
     if best.proven and played.proven:
         return drop > 1e-9
+    if any(not r.proven and r.samples < MIN_SAMPLES for r in (best, played)):
+        return False
     if drop < THRESHOLD:
         return False
     var = sum(
@@ -121,10 +168,10 @@ def got_worse(best: MoveRating, played: MoveRating) -> bool:
     return drop > 2 * math.sqrt(var)
 
 
-def _rating_json(r: MoveRating, show_move: bool) -> dict[str, Any]:
+def _rating_json(r: MoveRating) -> dict[str, Any]:
     ci = _interval(r)
     return {
-        "move": str(r.move) if show_move else None,
+        "move": str(r.move),
         "score": round(r.score, 4),
         "proven": r.proven,
         "samples": r.samples,
@@ -137,38 +184,45 @@ def rate_position(
     obs: Observation, ms: float, seed: int, solver: Solver | None = None
 ) -> list[MoveRating]:
     """Every legal move of the observer rated within about ``ms`` (at least one
-    sampling round), best first: proven values from the exact solver when the
-    position is open, otherwise PIMC estimates (the library's search pieces, as in
+    sampling round, and up to ``SAMPLE_CAP * ms`` until every move has
+    :data:`MIN_SAMPLES` rollouts), best first: proven values from the exact
+    solver for the moves it settles in an open position, PIMC estimates for the
+    rest (the library's search pieces, as in
     :func:`svoi_kozyri.bots.analysis.analyse_position`, but with the time checked
     after every round so the budget holds)."""
     t0 = time.perf_counter()
+    proven: dict[Move, float] = {}
     full = open_state(obs)
-    if full is not None and sum(obs.hand_sizes) > SOLVE_CARDS:
-        full = None  # too big to prove within a small budget: estimate instead
-    if full is not None:
-        proven = (solver or Solver(max_table=SOLVER_TABLE, max_graph=SOLVER_GRAPH)).move_values(
+    if full is not None and sum(obs.hand_sizes) <= SOLVE_CARDS:
+        values = (solver or Solver(max_table=SOLVER_TABLE, max_graph=SOLVER_GRAPH)).move_values(
             full, ms / 2000.0
         )
-        if all(v is not None for _, v in proven):
-            out = [MoveRating(m, (v + 1) / 2, True, 0) for m, v in proven if v is not None]
-            return sorted(out, key=lambda r: -r.score)
+        proven = {m: (v + 1) / 2 for m, v in values if v is not None}
     moves = obs.legal_moves()
+    if proven and all(m in proven for m in moves):
+        out = [MoveRating(m, proven[m], True, 0) for m in moves]
+        return sorted(out, key=lambda r: -r.score)
     totals = [0.0] * len(moves)
     counts = [0] * len(moves)
     rng = random.Random(seed)
     pol = policy("heuristic")
+    t1 = time.perf_counter()  # the sampling's own cap starts after the solver's share
     while True:
         vals = pimc_values(obs, Budget(iterations=len(moves)), rng, pol, None, 0, ROLLOUT_TURNS)
         for k, (_, v, c) in enumerate(vals):
             if c:
                 totals[k] += v * c
                 counts[k] += c
-        if (time.perf_counter() - t0) * 1000.0 >= ms:
+        now = time.perf_counter()
+        short = min(c for k, c in enumerate(counts) if moves[k] not in proven) < MIN_SAMPLES
+        if (now - t0) * 1000.0 >= ms and (not short or (now - t1) * 1000.0 >= SAMPLE_CAP * ms):
             break
     out = [
-        MoveRating(m, totals[k] / counts[k], False, counts[k])
+        MoveRating(m, proven[m], True, 0)
+        if m in proven
+        else MoveRating(m, totals[k] / counts[k], False, counts[k])
         for k, m in enumerate(moves)
-        if counts[k]
+        if m in proven or counts[k]
     ]
     return sorted(out, key=lambda r: -r.score)
 
@@ -179,18 +233,19 @@ def total_ms() -> float:
         value = float(os.environ.get("SVOI_KOZYRI_ANALYSIS_MS", ""))
     except ValueError:
         return TOTAL_MS
-    return value if value > 0 else TOTAL_MS
+    return value if value > 0 and math.isfinite(value) else TOTAL_MS
 
 
 def rate_steps(
-    steps: list[Step], rated: set[int], ms: float
+    steps: list[Step], todo_mask: list[bool], ms: float, total: float | None = None
 ) -> tuple[list[list[MoveRating] | None], int]:
-    """Ratings of every step whose seat is in ``rated`` and that had a choice,
-    from that seat's own observation (``None`` for the other steps), and how many
-    such steps stayed unrated because the hand's time (``TOTAL_MS``) was spent."""
+    """Ratings of every step marked in ``todo_mask`` that had a choice, from the
+    acting seat's own observation (``None`` for the other steps), and how many
+    such steps stayed unrated because the hand's time (``total`` ms, by default
+    :func:`total_ms`) was spent."""
     t0 = time.perf_counter()
-    total = total_ms()
-    todo = [i for i, s in enumerate(steps) if s.seat in rated and s.before.count_legal_moves() > 1]
+    total = total_ms() if total is None else total
+    todo = [i for i, s in enumerate(steps) if todo_mask[i] and s.before.count_legal_moves() > 1]
     per = max(MIN_MS, min(ms, total / max(1, len(todo))))
     out: list[list[MoveRating] | None] = [None] * len(steps)
     solver = Solver(max_table=SOLVER_TABLE, max_graph=SOLVER_GRAPH)
@@ -216,11 +271,34 @@ def _view(state: State, viewer: int | None, number: int) -> dict[str, Any]:
     return hv
 
 
-def _visible_to(step: Step, viewer: int | None) -> int:
-    """The cards of the actor's hand the viewer could see before the step."""
-    if viewer is not None and viewer == step.seat:
-        return step.before.hand(step.seat)
-    return observe(step.before, viewer).known[step.seat]
+def _whole_hand_seen(obs: Observation, seat: int) -> bool:
+    """Does ``obs`` show every card of ``seat``'s hand (own hand, open hands, or
+    all of it publicly known)?"""
+    return (obs.hands[seat] | obs.known[seat]).bit_count() == obs.hand_sizes[seat]
+
+
+def open_turns(steps: list[Step], final: State, viewer: int | None) -> list[bool]:
+    """For every step: did the viewer know, at the end of the hand, the acting
+    seat's observation before it (so that a rating from it tells them nothing
+    new)?  Their own turns, yes.  Another seat's turn when the viewer saw that
+    seat's whole hand then, or sees its whole hand at the end (every turn is
+    public, so each earlier hand follows from the last one), and that seat saw
+    no sixes transfer the viewer did not.  Never by elimination."""
+    end = observe(final, viewer)
+    known_at_end = [_whole_hand_seen(end, s) for s in range(final.n)]
+    transfers_ok: dict[int, bool] = {}
+    out = []
+    for s in steps:
+        seat = s.seat
+        if seat == viewer:
+            out.append(True)
+            continue
+        mine = observe(s.before, viewer)
+        if seat not in transfers_ok:
+            theirs = set(observe(s.before, seat).transfers)
+            transfers_ok[seat] = theirs <= set(mine.transfers)
+        out.append(transfers_ok[seat] and (known_at_end[seat] or _whole_hand_seen(mine, seat)))
+    return out
 
 
 def analysis_json(
@@ -229,29 +307,39 @@ def analysis_json(
     rated: tuple[list[list[MoveRating] | None], int],
     viewer: int | None,
     number: int,
+    opened: list[bool],
 ) -> dict[str, Any]:
-    """The analysis of one hand for ``viewer``: nothing they could not see."""
+    """The analysis of one hand for ``viewer``: nothing they did not know at the
+    end.  ``opened`` (see :func:`open_turns`) marks the steps that may carry a
+    rating; any other step carries the move alone (``rating`` null,
+    ``no_rating`` ``"hidden"``), whatever ``rated`` holds for it."""
     ratings, skipped = rated
     out_steps = []
     worse = 0
     for i, (s, rs) in enumerate(zip(steps, ratings, strict=True)):
         rating = None
-        if rs:
+        why: str | None = None
+        if not opened[i]:
+            why = "hidden"
+        elif rs:
             best = rs[0]
             played = next((r for r in rs if r.move == s.move), None)
             if played is not None:
-                visible = _visible_to(s, viewer)
-                shown = [r for r in rs if mask_of(r.move.cards()) & ~visible == 0]
                 rating = {
                     "kind": "proven" if best.proven and played.proven else "estimate",
-                    "played": _rating_json(played, True),
-                    "best": _rating_json(best, best in shown),
+                    "played": _rating_json(played),
+                    "best": _rating_json(best),
                     "drop": round(max(0.0, best.score - played.score), 4),
                     "worse": got_worse(best, played),
-                    "moves": [_rating_json(r, True) for r in shown],
-                    "hidden": len(rs) - len(shown),
+                    "moves": [_rating_json(r) for r in rs],
                 }
                 worse += bool(rating["worse"])
+            else:
+                why = "time"
+        elif s.before.count_legal_moves() > 1:
+            why = "time"
+        else:
+            why = "no_choice"
         out_steps.append(
             {
                 "index": i,
@@ -260,6 +348,7 @@ def analysis_json(
                 "by": s.by,
                 "before": _view(s.before, viewer, number),
                 "rating": rating,
+                "no_rating": why,
             }
         )
     res = final.result
@@ -274,7 +363,27 @@ def analysis_json(
         else {"loser": None if res.loser is None else seat_name(res.loser), "reason": res.reason},
         "worse": worse,
         "unrated": skipped,
+        "rated": sorted({seat_name(s.seat) for s, o in zip(steps, opened, strict=True) if o}),
     }
+
+
+def hand_analysis(
+    steps: list[Step],
+    final: State,
+    viewer: int | None,
+    number: int,
+    ms: float,
+    total: float | None = None,
+    everything_known: bool = False,
+) -> dict[str, Any]:
+    """Rate the turns ``viewer`` may see rated and build their analysis (run in a
+    worker process).  ``everything_known``: the caller holds every hand (a full
+    record), so every turn is open."""
+    opened = [True] * len(steps) if everything_known else open_turns(steps, final, viewer)
+    ratings = rate_steps(steps, opened, ms, total)
+    data = analysis_json(steps, final, ratings, viewer, number, opened)
+    data["budget_ms"] = ms
+    return data
 
 
 # -- hands of a web table ------------------------------------------------------------
@@ -400,7 +509,9 @@ def complete_viewer_record(record: Any) -> State:
         raise RecordError(f"the record's start cannot be completed: {e}") from None
 
 
-def record_analysis(text: str, number: int, ms: float, seat: int | None) -> dict[str, Any]:
+def record_analysis(
+    text: str, number: int, ms: float, seat: int | None, total: float | None = None
+) -> dict[str, Any]:
     """The analysis of hand ``number`` (1-based) of a record file's text."""
     from ..records import SPECTATOR, RecordError, parse_records
 
@@ -411,69 +522,292 @@ def record_analysis(text: str, number: int, ms: float, seat: int | None) -> dict
     if rec.viewer is not None and rec.position is not None and "?" in rec.position:
         start = complete_viewer_record(rec)
         viewer = None if rec.viewer == SPECTATOR else rec.viewer
-        rated = set() if viewer is None else {viewer}
+        everything = False
     else:
         start = rec.start_state()
         viewer = seat if rec.viewer is None else (None if rec.viewer == SPECTATOR else rec.viewer)
-        rated = set(range(rec.game.n))
+        everything = True
     steps = steps_of(start, list(rec.moves))
     final = steps[-1].before.copy() if steps else start.copy()
     if steps:
         final.push(steps[-1].move, steps[-1].seat)
     if not final.is_over:
         raise RecordError("this hand is not finished: only finished hands are analysed")
-    ratings = rate_steps(steps, rated, ms)
-    data = analysis_json(steps, final, ratings, viewer, number)
+    data = hand_analysis(steps, final, viewer, number, ms, total, everything)
     data["hands"] = len(records)
     data["hand"] = number
-    data["rated"] = sorted(seat_name(s) for s in rated)
     data["names"] = {seat_name(k): v for k, v in rec.names.items()}
     return data
+
+
+# -- the work, in worker processes -------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TableSource:
+    """What a worker needs to rebuild a table's hand: its creation and its events
+    up to the end of that hand (a plain, picklable copy)."""
+
+    table_id: str
+    config: Any
+    seed: int
+    seats: list[SeatInfo]
+    created: float
+    events: list[dict[str, Any]]
+
+    @classmethod
+    def of(cls, game: TableGame, number: int) -> TableSource:
+        """The source of hand ``number`` (events after it are left out)."""
+        events: list[dict[str, Any]] = []
+        deals = 0
+        for ev in game.events:
+            if ev["kind"] == "deal":
+                deals += 1
+                if deals > number:
+                    break
+            events.append(dict(ev))
+        return cls(game.table_id, game.config, game.seed, list(game.seats), game.created, events)
+
+    def game(self) -> TableGame:
+        """A table holding these events (not applied: :func:`table_hand_steps` replays)."""
+        g = TableGame(self.table_id, self.config, self.seed, self.seats, self.created)
+        g.events = self.events
+        return g
+
+
+class JobError(Exception):
+    """A job's refusal, carried back from the worker as plain values."""
+
+    def __init__(self, code: str, message: str, status: int) -> None:
+        super().__init__(message)
+        self.code = code
+        self.status = status
+
+
+def table_job(
+    src: TableSource, number: int, viewer: int | None, ms: float, total: float
+) -> dict[str, Any] | tuple[str, str, int]:
+    """A table hand's analysis (in a worker): the JSON, or ``(code, message, status)``."""
+    try:
+        steps, final = table_hand_steps(src.game(), number)
+    except TableError as e:
+        return e.code, str(e), 409 if e.code == "hand_running" else 404
+    return hand_analysis(steps, final, viewer, number, ms, total)
+
+
+def record_job(
+    text: str, number: int, ms: float, seat: int | None, total: float
+) -> dict[str, Any] | tuple[str, str, int]:
+    """A record's analysis (in a worker): the JSON, or ``(code, message, status)``."""
+    from ..records import RecordError
+
+    try:
+        return record_analysis(text, number, ms, seat, total)
+    except (RecordError, SvoiKozyriError, ValueError) as e:
+        return "bad_record", str(e), 400
+
+
+def _worker_init(parent: int) -> None:
+    """A worker dies with the server and yields the CPU to it."""
+    from .bot_runner import die_with_parent
+
+    die_with_parent(parent)
+    with contextlib.suppress(OSError, AttributeError):
+        os.nice(10)
+
+
+def _workers() -> int:
+    try:
+        return max(1, min(16, int(os.environ.get("SVOI_KOZYRI_ANALYSIS_WORKERS", WORKERS))))
+    except ValueError:
+        return WORKERS
+
+
+_pool: concurrent.futures.ProcessPoolExecutor | None = None
+
+
+def _get_pool() -> concurrent.futures.ProcessPoolExecutor | None:
+    """The process's analysis pool (spawned on first use; None where processes
+    cannot be started, then a thread does the work)."""
+    global _pool
+    if _pool is None:
+        try:
+            n = _workers()
+            _pool = concurrent.futures.ProcessPoolExecutor(
+                n,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_worker_init,
+                initargs=(os.getpid(),),
+            )
+            for _ in range(n):  # start them now (see bot_runner.BotRunner.move)
+                _pool.submit(os.getpid)
+            atexit.register(_drop_pool)  # before the interpreter tears modules down
+        except (OSError, ValueError):
+            return None
+    return _pool
+
+
+def _drop_pool() -> None:
+    """Stop the pool now (running analyses are abandoned)."""
+    global _pool
+    pool, _pool = _pool, None
+    if pool is None:
+        return
+    procs = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for p in procs:
+        with contextlib.suppress(Exception):
+            p.terminate()
+
+
+class Refused(Exception):
+    """An analysis not run now: 429 (this client's limit) or 503 (the queue is full)."""
+
+    def __init__(self, code: str, message: str, status: int, retry_after: int) -> None:
+        super().__init__(message)
+        self.code = code
+        self.status = status
+        self.retry_after = retry_after
+
+    def response(self) -> JSONResponse:
+        """The answer, with ``Retry-After``."""
+        return JSONResponse(
+            {"code": self.code, "message": str(self)},
+            status_code=self.status,
+            headers={"Retry-After": str(self.retry_after)},
+        )
+
+
+class Analyser:
+    """The analyses of one app: cache, shared in-flight work, the bounded queue
+    and the per-client limits (see the module docstring)."""
+
+    def __init__(
+        self,
+        max_pending: int = MAX_PENDING,
+        burst: float = CLIENT_BURST,
+        rate: float = CLIENT_RATE,
+    ) -> None:
+        self.max_pending = max_pending
+        self.limiter = RateLimiter(burst, rate)
+        self.cache: OrderedDict[tuple[Any, ...], dict[str, Any]] = OrderedDict()
+        self.running: dict[tuple[Any, ...], asyncio.Task[Any]] = {}
+        self.busy: dict[str, int] = {}
+        self.computed = 0
+        """Analyses computed (not served from the cache or shared): tests."""
+
+    def _check(self, clients: list[str]) -> None:
+        """Refuse a fresh analysis that this client or the queue has no room for."""
+        wait = max(1, math.ceil(total_ms() / 1000.0))
+        if any(self.busy.get(c) for c in clients):
+            raise Refused(
+                "analysis_limit", "one analysis at a time: wait for the one running", 429, wait
+            )
+        if len(self.running) >= self.max_pending:
+            raise Refused(
+                "analysis_busy",
+                "the server is busy with other analyses: try again shortly",
+                503,
+                max(1, wait * len(self.running) // _workers()),
+            )
+        for c in clients:
+            if not self.limiter.allow(c):
+                raise Refused(
+                    "analysis_limit",
+                    "too many analyses from this client: try again later",
+                    429,
+                    self.limiter.retry_after(),
+                )
+
+    async def get(
+        self, key: tuple[Any, ...], clients: list[str], fn: Any, *args: Any
+    ) -> dict[str, Any]:
+        """The analysis for ``key``: from the cache, from the same computation in
+        flight, or computed now by ``fn(*args)`` in a worker (raises
+        :class:`Refused` or :class:`JobError`).  A computation outlives a client
+        that goes away: its slot is freed and its result cached when it ends."""
+        hit = self.cache.get(key)
+        if hit is not None:
+            self.cache.move_to_end(key)
+            return dict(hit)
+        task = self.running.get(key)
+        if task is None:
+            self._check(clients)
+            task = asyncio.ensure_future(self._compute(fn, *args))
+            self.running[key] = task
+            for c in clients:
+                self.busy[c] = self.busy.get(c, 0) + 1
+            task.add_done_callback(lambda t: self._finished(key, clients, t))
+        result = await asyncio.shield(task)
+        if isinstance(result, tuple):
+            raise JobError(*result)
+        return dict(result)
+
+    def _finished(self, key: tuple[Any, ...], clients: list[str], task: asyncio.Task[Any]) -> None:
+        self.running.pop(key, None)
+        for c in clients:
+            self.busy[c] -= 1
+            if not self.busy[c]:
+                del self.busy[c]
+        if task.cancelled() or task.exception() is not None:
+            return  # (the exception is retrieved here: no warning if nobody waits)
+        result = task.result()
+        if isinstance(result, dict):
+            self.computed += 1
+            self.cache[key] = result
+            while len(self.cache) > CACHE_SIZE:
+                self.cache.popitem(last=False)
+
+    async def _compute(self, fn: Any, *args: Any) -> Any:
+        pool = _get_pool()
+        if pool is None:
+            return await asyncio.to_thread(fn, *args)
+        try:
+            return await asyncio.get_running_loop().run_in_executor(pool, fn, *args)
+        except concurrent.futures.BrokenExecutor:
+            _drop_pool()  # a worker died (killed, out of memory): a fresh pool next time
+            raise Refused(
+                "analysis_busy", "the analysis was interrupted: try again", 503, 1
+            ) from None
 
 
 # -- HTTP ------------------------------------------------------------------------------
 
 
 class RecordRequest(BaseModel):
-    """A record file's text, posted from the browser's file picker."""
+    """A record file's text, posted from the browser's file picker (strict: no
+    strings for numbers, no unknown fields)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     text: str = Field(max_length=MAX_RECORD_CHARS)
     hand: int = Field(default=1, ge=1, le=1000)
-    ms: float = Field(default=DEFAULT_MS, ge=MIN_MS, le=MAX_MS)
-    seat: str | None = Field(default=None, max_length=1)
-
-
-Ratings = tuple[list[list[MoveRating] | None], int]
-
-
-class _Analyser:
-    """One analysis at a time (a worker thread), with a small cache."""
-
-    def __init__(self) -> None:
-        self.lock = asyncio.Lock()
-        self.cache: OrderedDict[tuple[Any, ...], Ratings] = OrderedDict()
-
-    async def ratings(
-        self, key: tuple[Any, ...], steps: list[Step], rated: set[int], ms: float
-    ) -> Ratings:
-        async with self.lock:
-            hit = self.cache.get(key)
-            if hit is not None:
-                self.cache.move_to_end(key)
-                return hit
-            result = await asyncio.to_thread(rate_steps, steps, rated, ms)
-            self.cache[key] = result
-            while len(self.cache) > _CACHE_SIZE:
-                self.cache.popitem(last=False)
-            return result
-
-    async def run(self, fn: Any, *args: Any) -> Any:
-        async with self.lock:
-            return await asyncio.to_thread(fn, *args)
+    ms: float = Field(default=DEFAULT_MS, ge=MIN_MS, le=MAX_MS, allow_inf_nan=False)
+    seat: str | None = Field(default=None, min_length=1, max_length=1)
 
 
 router = APIRouter()
-_analyser = _Analyser()
+
+
+def analyser(request: Request) -> Analyser:
+    """The app's analyser (made on first use)."""
+    found: Analyser | None = getattr(request.app.state, "analyser", None)
+    if found is None:
+        found = request.app.state.analyser = Analyser()
+    return found
+
+
+def _clients(request: Request) -> list[str]:
+    """Who asks: the address, and the account when logged in (so neither many
+    addresses nor many accounts lift the limit alone)."""
+    out = [f"ip:{client_key(request.scope)}"]
+    players = getattr(request.app.state, "players", None)
+    if players is not None and request.cookies:
+        with contextlib.suppress(Exception):
+            user = players.user_of(request)
+            if user is not None:
+                out.append(f"user:{user.username}")
+    return out
 
 
 def _error(code: str, message: str, status: int) -> JSONResponse:
@@ -492,54 +826,65 @@ async def table_analysis(
     number: int,
     request: Request,
     ms: float = DEFAULT_MS,
-    token: str | None = None,
-    x_seat_token: Annotated[str | None, Header()] = None,
+    x_seat_token: Annotated[str | None, Header(max_length=100)] = None,
 ) -> dict[str, Any] | JSONResponse:
-    """Hand ``number`` of a table, step by step for the token's seat (or a
-    spectator), with ratings; the hand must be finished."""
+    """Hand ``number`` of a table, step by step for the token's seat (or the
+    logged-in player's seat, or a spectator), with the ratings that seat may
+    see; the hand must be finished."""
     hub = request.app.state.hub
     live = hub.get(table_id)
     if live is None:
         return _error("no_table", f"no table {table_id!r}", 404)
-    tok = x_seat_token or token
-    viewer = hub.seat_of_token(live, tok)
-    if tok and viewer is None:
+    viewer = hub.seat_of_token(live, x_seat_token)
+    if x_seat_token and viewer is None:
         return _error("bad_token", "this token holds no seat at this table", 403)
+    players = getattr(request.app.state, "players", None)
+    if viewer is None and players is not None and request.cookies:
+        viewer = players.seat_of_request(request, table_id)
+    await live.settled()
     game: TableGame = live.game
+    if number < 1 or number > game.hand_number:
+        return _error("no_hand", f"hand {number} has not been dealt at this table", 404)
+    if number == game.hand_number and not (game.state is not None and game.state.is_over):
+        return _error("hand_running", f"hand {number} is still being played", 409)
+    ms = max(MIN_MS, min(MAX_MS, ms)) if math.isfinite(ms) else DEFAULT_MS
+    key = ("table", table_id, number, viewer)
+    src = TableSource.of(game, number)
     try:
-        steps, final = table_hand_steps(game, number)
-    except TableError as e:
-        return _error(e.code, str(e), 409 if e.code == "hand_running" else 404)
-    ms = max(MIN_MS, min(MAX_MS, ms))
-    everyone = set(range(game.n))
-    ratings = await _analyser.ratings((table_id, number, ms), steps, everyone, ms)
-    data = analysis_json(steps, final, ratings, viewer, number)
+        data = await analyser(request).get(
+            key, _clients(request), table_job, src, number, viewer, ms, total_ms()
+        )
+    except Refused as e:
+        return e.response()
+    except JobError as e:
+        return _error(e.code, str(e), e.status)
     data.update(
         table_id=table_id,
         hand=number,
         hands=game.hand_number,
         names={seat_name(i): game.seat_label(i) for i in range(game.n)},
-        rated=[seat_name(s) for s in sorted(everyone)],
-        budget_ms=ms,
     )
+    data.setdefault("budget_ms", ms)
     return data
 
 
 @router.post("/api/analysis/record", response_model=None)
-async def posted_record(req: RecordRequest) -> dict[str, Any] | JSONResponse:
+async def posted_record(req: RecordRequest, request: Request) -> dict[str, Any] | JSONResponse:
     """A record file opened in the browser, analysed as the record's viewer."""
-    from ..records import RecordError
-
     seat: int | None = None
     if req.seat:
         seat = "ABCD".find(req.seat.upper())
         if seat < 0:
             return _error("bad_seat", f"no seat {req.seat!r}", 400)
+    digest = hashlib.sha256(req.text.encode("utf-8", "surrogatepass")).hexdigest()
+    key = ("record", digest, req.hand, seat)
     try:
-        data: dict[str, Any] = await _analyser.run(
-            record_analysis, req.text, req.hand, req.ms, seat
+        data = await analyser(request).get(
+            key, _clients(request), record_job, req.text, req.hand, req.ms, seat, total_ms()
         )
-    except (RecordError, SvoiKozyriError, ValueError) as e:
-        return _error("bad_record", str(e), 400)
-    data["budget_ms"] = req.ms
+    except Refused as e:
+        return e.response()
+    except JobError as e:
+        return _error(e.code, str(e), e.status)
+    data.setdefault("budget_ms", req.ms)
     return data
