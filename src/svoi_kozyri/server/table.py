@@ -129,8 +129,6 @@ class TableGame:
         self.rules_dict = self.rules.to_dict()
         rng = random.Random(self.seed)
         first = rng.randrange(self.rules.num_players)
-        if self.config.first_dealer is not None:  # a replayed deal (server/deals.py)
-            first = self.config.first_dealer % self.rules.num_players
         self.session = Session(self.rules, first_dealer=first, rng=rng)
 
     # -- status ------------------------------------------------------------------
@@ -162,8 +160,11 @@ class TableGame:
 
     def deal_rng(self) -> random.Random:
         """The shuffle of the next hand: it follows from the seed and the hand's
-        number (plus ``deal_offset``, so another table can replay a later hand)."""
-        return random.Random(f"{self.seed}:{self.hand_number + self.config.deal_offset}")
+        number.  The seed never leaves the server (it derives every hand of the
+        table, the one being played included): a shared deal stores one hand's
+        deal event instead, and a table playing it has a seed of its own
+        (server/deals.py, issue 20 item 1)."""
+        return random.Random(f"{self.seed}:{self.hand_number}")
 
     def make_deal(self, rng: random.Random) -> dict[str, Any]:
         """The event that deals the next hand from a shuffle drawn from ``rng``."""
@@ -220,6 +221,8 @@ class TableGame:
                 raise TableError("bad_event", "deal event while a hand is running")
             owners = tuple(int(x) for x in event["owners"])
             pairs = tuple(int(x) for x in event["pairs"]) if event.get("pairs") else None
+            if self.hand_number == 0:
+                self._session_from_first_deal(int(event["dealer"]), owners, pairs)
             key = (owners, pairs)
             game = self._games.get(key)
             if game is None:
@@ -247,6 +250,31 @@ class TableGame:
             raise TableError("bad_event", f"unknown event kind {kind!r}")
         self.events.append(event)
         self.version += 1
+
+    def _session_from_first_deal(
+        self, dealer: int, owners: tuple[int, ...], pairs: tuple[int, ...] | None
+    ) -> None:
+        """Make the session start as the table's first deal event says.
+
+        A table's own first deal always agrees with its session (dealer and suit
+        owners drawn from the seed), so nothing changes there.  A table playing
+        a shared deal starts from the stored deal event of another table's hand
+        (server/deals.py): its session takes that hand's dealer and owners, so
+        that after a draw the same dealer deals again and the suits stay with
+        their owners (SPEC A3), while the later hands' shuffles come from this
+        table's own seed.
+        """
+        game = self.session.game
+        same_pairs = (tuple(game.pairs) if game.pairs is not None else None) == pairs
+        if self.session.next_dealer == dealer and tuple(game.owners) == owners and same_pairs:
+            return
+        self.session = Session(
+            self.rules,
+            first_dealer=dealer,
+            rng=self.session.rng,
+            owners=list(owners),
+            pairs=list(pairs) if pairs is not None else None,
+        )
 
     def replay(self, events: list[dict[str, Any]]) -> None:
         """Apply stored events in order (start-up, or rebuilding a finished table)."""
