@@ -5,8 +5,11 @@ not a forum, and it must never be a way to hurt the game or other players.
 
 * Only seated players write and read; spectators neither (they might be
   watching a friend's hand and passing on what they see).
-* A message is at most ``MAX_CHARS`` characters, control characters removed,
-  sent as JSON text; the page shows it as text, never as HTML.
+* A message is a socket frame like any other: at most 2,048 bytes of UTF-8
+  (:data:`~.schemas.MAX_MESSAGE_BYTES`), strict (no extra fields, no ``"1"`` for
+  a seat).  Its text, control and format characters removed and at most two
+  combining marks on a character, is at most ``MAX_CHARS`` characters; it is
+  sent as JSON text, and the page shows it as text, never as HTML.
 * A player writes at most ``RATE_COUNT`` messages per ``RATE_SECONDS``.
 * Each player can mute any other seat: muted seats' messages are not sent to
   them (``{"type": "mute", "seat": 2, "muted": true}``).
@@ -25,10 +28,10 @@ Client messages: ``{"type": "chat", "text": "gg"}``, ``{"type": "mute", "seat": 
 ``{"type": "chat", "seat", "name", "text", "at"}``, ``{"type": "chat_history",
 "messages": [...], "muted": [...]}``, ``{"type": "chat_mutes", "muted": [...]}``,
 and the usual ``error`` (codes ``spectator``, ``chat_empty``, ``chat_too_long``,
-``chat_rate``, ``malformed``).
+``chat_rate``, ``malformed``, ``too_large``).
 
-The hub calls :func:`handle` first for every message; it answers the chat
-messages and leaves every other message to the hub.
+The hub parses every message once (:func:`~.transport.parse_client_message`)
+and passes the chat messages to :func:`handle`.
 """
 
 from __future__ import annotations
@@ -41,18 +44,22 @@ from typing import Any
 from sqlalchemy import delete, func, insert, select
 
 from .db import _NOTIFY, CHANNEL, seats_t
+from .names import limit_marks
+from .schemas import ChatMessage, ClientChatHistory, ClientMute
 from .social_tables import chat_mutes_t, chat_t
 
 MAX_CHARS = 200
 RATE_COUNT = 5
 RATE_SECONDS = 10.0
 HISTORY = 50
-TYPES = frozenset({"chat", "mute", "chat_history"})
 
 
 def clean(text: str) -> str:
     """The text without control and format characters (line breaks become spaces;
-    the zero-width joiner of emoji sequences stays), whitespace folded, trimmed."""
+    the zero-width joiner of emoji sequences stays: bidi overrides, zero-width
+    spaces and lone surrogates go), whitespace folded, trimmed, and at most
+    :data:`~.names.MAX_MARKS` combining marks on one character (200 of them drew
+    over the lines above and below: issue 20, item 12)."""
     out = []
     for ch in text:
         cat = unicodedata.category(ch)
@@ -60,7 +67,7 @@ def clean(text: str) -> str:
             out.append(" ")
         elif cat[0] != "C" or ch == "\u200d":
             out.append(ch)
-    return " ".join("".join(out).split())
+    return limit_marks(" ".join("".join(out).split()))
 
 
 def _error(code: str, message: str) -> str:
@@ -68,7 +75,8 @@ def _error(code: str, message: str) -> str:
 
 
 def _send(conn: Any, payload: dict[str, Any] | str) -> None:
-    conn.queue.put_nowait(payload if isinstance(payload, str) else json.dumps(payload))
+    # through Conn.send: the queue's bound holds for chat too (it was bypassed)
+    conn.send(payload if isinstance(payload, str) else json.dumps(payload))
 
 
 def mutes(store: Any, table_id: str) -> dict[int, set[int]]:
@@ -159,24 +167,17 @@ def deliver(store: Any, live: Any, out: dict[str, Any]) -> None:
             _send(c, payload)
 
 
-async def handle(hub: Any, live: Any, conn: Any, raw: str) -> bool:
-    """Answer ``raw`` if it is a chat message (then True); else leave it (False)."""
-    if '"type"' not in raw or len(raw) > 4096:
-        return False
-    try:
-        msg = json.loads(raw)
-    except ValueError:
-        return False
-    if not isinstance(msg, dict) or msg.get("type") not in TYPES:
-        return False
+def handle(hub: Any, live: Any, conn: Any, msg: ChatMessage) -> None:
+    """Answer a chat message, already parsed and validated strictly by
+    :func:`~.transport.parse_client_message` (the frame at most
+    :data:`~.schemas.MAX_MESSAGE_BYTES` bytes, no extra fields, ``seat`` an int)."""
     seat = conn.seat
     if seat is None:
         _send(conn, _error("spectator", "the table chat is for the players"))
-        return True
+        return
     store = hub.store
     table_id = live.game.table_id
-    kind = msg["type"]
-    if kind == "chat_history":
+    if isinstance(msg, ClientChatHistory):
         muted = mutes(store, table_id).get(seat, set())
         _send(
             conn,
@@ -186,27 +187,21 @@ async def handle(hub: Any, live: Any, conn: Any, raw: str) -> bool:
                 "muted": sorted(muted),
             },
         )
-        return True
-    if kind == "mute":
-        other = msg.get("seat")
-        if not isinstance(other, int) or isinstance(other, bool) or not 0 <= other < live.game.n:
-            _send(conn, _error("malformed", "mute needs a seat number"))
-            return True
-        on = msg.get("muted", True) is not False
-        muted = _set_mute(store, table_id, seat, other, on and other != seat)
+        return
+    if isinstance(msg, ClientMute):
+        if msg.seat >= live.game.n:
+            _send(conn, _error("malformed", "mute needs a seat of this table"))
+            return
+        muted = _set_mute(store, table_id, seat, msg.seat, msg.muted and msg.seat != seat)
         _send(conn, {"type": "chat_mutes", "muted": sorted(muted)})
-        return True
-    text = msg.get("text")
-    if not isinstance(text, str):
-        _send(conn, _error("malformed", "a chat message needs a text"))
-        return True
-    text = clean(text)
+        return
+    text = clean(msg.text)
     if not text:
         _send(conn, _error("chat_empty", "an empty message is not sent"))
-        return True
+        return
     if len(text) > MAX_CHARS:
         _send(conn, _error("chat_too_long", f"messages are limited to {MAX_CHARS} characters"))
-        return True
+        return
     info = live.game.seats[seat]
     out = {
         "type": "chat",
@@ -217,6 +212,5 @@ async def handle(hub: Any, live: Any, conn: Any, raw: str) -> bool:
     }
     if not _post(hub, table_id, seat, out):
         _send(conn, _error("chat_rate", f"at most {RATE_COUNT} messages in {RATE_SECONDS:g} s"))
-        return True
+        return
     deliver(store, live, out)
-    return True

@@ -35,6 +35,7 @@ from .live import LiveTable
 from .master import TableMaster, game_from_stored
 from .scheduler import IDLE_PAUSE_S, Scheduler
 from .schemas import (
+    ChatMessage,
     ClientHello,
     CreateTableRequest,
     JoinRequest,
@@ -45,11 +46,9 @@ from .schemas import (
 from .table import SeatInfo, TableError, TableGame
 from .transport import (
     CLOSE_POLICY,
-    MAX_DEPTH,
     Conn,
     FatalMessage,
     error_text,
-    json_depth,
     parse_client_message,
 )
 from .transport import receive_text as _receive_text
@@ -333,9 +332,10 @@ class Hub:
             self.cluster.presence(live)
         self.master.changed(live)
         strikes = 0
+        conn.reader = asyncio.current_task()
         try:
             while not conn.closed:
-                raw = _receive_text(await ws.receive())
+                raw = _receive_text(await conn.receive())
                 if raw is None:
                     break
                 if not self.message_limit.allow(f"{client}/{table_id}"):
@@ -344,14 +344,16 @@ class Hub:
                     if strikes >= RATE_STRIKES:
                         conn.close(CLOSE_POLICY)
                     continue
-                # table chat (server/chat.py), once the message passed the depth check
-                if json_depth(raw) <= MAX_DEPTH and await chat.handle(self, live, conn, raw):
-                    continue
+                # every message is parsed and validated once, strictly (chat too:
+                # a {"type": ["move"]} used to reach the chat dispatcher unchecked)
                 msg = parse_client_message(raw)
                 if isinstance(msg, str):
                     conn.send(msg)
                 elif isinstance(msg, ClientHello):
                     conn.send(error_text("already_greeted", "this connection already said hello"))
+                elif isinstance(msg, ChatMessage):
+                    live = self.tables.get(table_id, live)
+                    chat.handle(self, live, conn, msg)
                 else:
                     live = self.tables.get(table_id, live)
                     if live.stale and self.cluster is not None:
@@ -364,6 +366,13 @@ class Hub:
             conn.close(CLOSE_POLICY)
         except (WebSocketDisconnect, RuntimeError):
             pass
+        except asyncio.CancelledError:
+            if not conn.ended:
+                raise  # the server is stopping
+            # the writer gave up on a client that stopped reading (transport.py)
+            task = asyncio.current_task()
+            if task is not None:
+                task.uncancel()
         except Exception as e:  # never a traceback for what a client sent
             log.warning("table %s: socket closed after %s: %s", table_id, type(e).__name__, e)
             conn.close(1011)

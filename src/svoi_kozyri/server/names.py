@@ -85,9 +85,10 @@ def looks_alike(a: str, b: str) -> bool:
 
 
 def too_many_marks(text: str, limit: int = MAX_MARKS) -> bool:
-    """Whether a character of ``text`` (NFC) carries more than ``limit`` combining marks."""
+    """Whether a character of ``text`` carries more than ``limit`` combining marks
+    (counted decomposed: ``ệ`` has two)."""
     run = 0
-    for ch in unicodedata.normalize("NFC", text):
+    for ch in unicodedata.normalize("NFD", text):
         if unicodedata.category(ch) in ("Mn", "Me"):
             run += 1
             if run > limit:
@@ -98,10 +99,11 @@ def too_many_marks(text: str, limit: int = MAX_MARKS) -> bool:
 
 
 def limit_marks(text: str, limit: int = MAX_MARKS) -> str:
-    """``text`` (NFC) with the combining marks past ``limit`` on one character dropped."""
+    """``text`` with the combining marks past ``limit`` on one character dropped
+    (counted decomposed, returned composed: NFC)."""
     out: list[str] = []
     run = 0
-    for ch in unicodedata.normalize("NFC", text):
+    for ch in unicodedata.normalize("NFD", text):
         if unicodedata.category(ch) in ("Mn", "Me"):
             run += 1
             if run > limit:
@@ -109,4 +111,4 @@ def limit_marks(text: str, limit: int = MAX_MARKS) -> str:
         else:
             run = 0
         out.append(ch)
-    return "".join(out)
+    return unicodedata.normalize("NFC", "".join(out))

@@ -181,15 +181,17 @@ class Players:
         return None, name
 
     def _check_table_names(self, table_id: str | None, name: str) -> None:
-        """Refuse a name that looks like another seat's at the table (``аlice``
-        beside ``alice``: the TR39 skeletons of :mod:`.names`)."""
+        """Refuse a name that looks like another seat's at the table but is not
+        the same text (``аlice`` beside ``alice``: the TR39 skeletons of
+        :mod:`.names`).  The very same name stays allowed, as before: it is shown
+        as the same name, told apart by the seat letters, and passes for nobody."""
         if table_id is None:
             return
         live = self.hub.get(table_id) if len(table_id) <= 32 else None
         if live is None:
             return  # the join answers no_table
         for seat in live.game.seats:
-            if seat.name and looks_alike(seat.name, name):
+            if seat.name and seat.name != name and looks_alike(seat.name, name):
                 raise AccountError(
                     "name_in_use",
                     "a player at this table has that name (or one that looks just like it)",

@@ -17,7 +17,8 @@ import re
 import unicodedata
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic_core import PydanticCustomError
 
 from .names import MAX_MARKS, too_many_marks
 
@@ -129,7 +130,8 @@ class TableConfig(_Strict):
     """Everything chosen when a table is created.
 
     ``rules`` holds SPEC C9 options by name (validated by :class:`~svoi_kozyri.core.Rules`);
-    ``num_players`` is taken from the number of seats.
+    ``num_players`` is the number of seats (a request that says otherwise is
+    refused: :class:`CreateTableRequest`).
     """
 
     title: str = Field(default="", max_length=40)
@@ -168,10 +170,29 @@ class TableConfig(_Strict):
 
 
 class CreateTableRequest(_Strict):
-    """``POST /api/tables``: the creator's name and the table's configuration."""
+    """``POST /api/tables``: the creator's name and the table's configuration.
+
+    ``config.rules.num_players`` may be left out (the seats say it); given, it must
+    be the number of seats, as an integer (issue 20, item 10: it used to be
+    replaced by the seat count without a word).  Checked here, on the request, not
+    on :class:`TableConfig`: stored tables keep loading as they were created.
+    """
 
     name: PlayerName
     config: TableConfig
+
+    @model_validator(mode="after")
+    def _player_count_is_the_seats(self) -> CreateTableRequest:
+        rules = self.config.rules
+        if "num_players" in rules:
+            given, seats = rules["num_players"], len(self.config.seats)
+            if type(given) is not int or given != seats:
+                raise PydanticCustomError(
+                    "num_players_mismatch",
+                    "rules.num_players ({given}) is not the number of seats ({seats})",
+                    {"given": repr(given)[:20], "seats": seats},
+                )
+        return self
 
 
 class JoinRequest(_Strict):
@@ -322,7 +343,7 @@ class ClientMove(_Strict):
 
     type: Literal["move"]
     move: str = Field(max_length=40)
-    version: int | None = None
+    version: int | None = Field(default=None, ge=0, le=1 << 62)
 
 
 class ClientHint(_Strict):
@@ -337,8 +358,40 @@ class ClientPing(_Strict):
     type: Literal["ping"]
 
 
+class ClientChat(_Strict):
+    """A table chat message (:mod:`.chat`): the whole frame is at most
+    :data:`MAX_MESSAGE_BYTES` bytes like every message, the text after cleaning
+    at most :data:`~.chat.MAX_CHARS` characters."""
+
+    type: Literal["chat"]
+    text: str = Field(max_length=MAX_MESSAGE_BYTES)
+
+
+class ClientMute(_Strict):
+    """Mute or unmute a seat's chat messages."""
+
+    type: Literal["mute"]
+    seat: int = Field(ge=0, le=3)
+    muted: bool = True
+
+
+class ClientChatHistory(_Strict):
+    """Ask for the table chat's last messages."""
+
+    type: Literal["chat_history"]
+
+
+ChatMessage = ClientChat | ClientMute | ClientChatHistory
+
 ClientMessage = Annotated[
-    ClientHello | ClientMove | ClientHint | ClientPing, Field(discriminator="type")
+    ClientHello
+    | ClientMove
+    | ClientHint
+    | ClientPing
+    | ClientChat
+    | ClientMute
+    | ClientChatHistory,
+    Field(discriminator="type"),
 ]
 
 
