@@ -21,7 +21,10 @@ FAST = {"bot_delay_s": 0, "hand_pause_s": 0}
 
 @pytest.fixture()
 def client(tmp_path: Path) -> Iterator[TestClient]:
-    with TestClient(create_app(f"sqlite:///{tmp_path / 'w.db'}", seed=3)) as c:
+    # stand-ins finish sessions nobody watches at full speed here (a server plays
+    # them at a human's pace: tests/test_worker_races.py)
+    app = create_app(f"sqlite:///{tmp_path / 'w.db'}", seed=3, unattended_delay_s=0)
+    with TestClient(app) as c:
         yield c
 
 

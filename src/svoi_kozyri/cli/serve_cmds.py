@@ -131,6 +131,20 @@ def serve(
             "choose it by NAME, see docs/engine-protocol.md"
         ),
     ] = None,
+    trusted_proxy: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="a reverse proxy (address or CIDR network, repeatable) whose "
+            "X-Forwarded-For names the client; none by default (the header is ignored)"
+        ),
+    ] = None,
+    public_origin: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="an origin the pages are served at, e.g. https://cards.example.org "
+            "(repeatable; the page policy's connect-src, 'self' by default)"
+        ),
+    ] = None,
 ) -> None:
     """Serve the web game: lobby, tables with bots and friends, spectators, replays."""
     from sqlalchemy.exc import SQLAlchemyError
@@ -145,6 +159,14 @@ def serve(
         engines = parse_engines(engine or [])
     except ValueError as e:
         raise ServeOptionError(str(e)) from None
+    from ..server.guard import check_origin, parse_proxies
+
+    try:
+        parse_proxies(trusted_proxy or [])
+        for origin in public_origin or []:
+            check_origin(origin)
+    except ValueError as e:
+        raise ServeOptionError(str(e)) from None
     url = check_database_url(database) if database is not None else default_database_url()
     probe_database(url)
     typer.echo(f"svoi-kozyri web: http://{host}:{port}/  (database {_shown(url)})")
@@ -156,6 +178,8 @@ def serve(
             workers=workers,
             log_level=log_level.lower(),
             engines=engines,
+            trusted_proxies=trusted_proxy or [],
+            public_origins=public_origin or [],
         )
     except (UnmigratedDatabaseError, WorkersNeedPostgresError) as e:
         typer.echo(f"svoi-kozyri serve: {e}", err=True)

@@ -26,6 +26,18 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--idle-pause", type=float, default=IDLE_PAUSE_S, help="seconds")
     p.add_argument("--migrate", action="store_true", help="migrate the database first")
     p.add_argument("--workers", type=int, default=1, help="processes (PostgreSQL)")
+    p.add_argument(
+        "--trusted-proxy",
+        action="append",
+        default=[],
+        help="a reverse proxy (address or CIDR) whose X-Forwarded-For is believed (repeatable)",
+    )
+    p.add_argument(
+        "--public-origin",
+        action="append",
+        default=[],
+        help="an origin the pages are served at, e.g. https://cards.example.org (repeatable)",
+    )
     args = p.parse_args(argv)
     logging.basicConfig(level=args.log_level.upper())
     run_server(
@@ -39,6 +51,8 @@ def main(argv: list[str] | None = None) -> None:
         idle_pause_s=args.idle_pause,
         migrate=True if args.migrate else None,
         ws_ping_interval=None,
+        trusted_proxies=args.trusted_proxy,
+        public_origins=args.public_origin,
     )
 
 

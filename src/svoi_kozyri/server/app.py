@@ -34,15 +34,18 @@ from .db import Store
 from .guard import (
     BodyLimitMiddleware,
     Limits,
+    RateLimited,
     SecurityHeadersMiddleware,
+    TrustedProxyMiddleware,
     client_key,
     install_log_redaction,
+    parse_proxies,
 )
 from .hub import LOBBY_MAX, LOBBY_PAGE, Hub
 from .pages import page_shell
 from .players import install_players
 from .replay import iter_replay
-from .scheduler import IDLE_PAUSE_S
+from .scheduler import IDLE_PAUSE_S, UNATTENDED_DELAY_S
 from .schemas import CreateTableRequest, JoinRequest, LobbyEntry, SeatGrant
 from .table import TableError
 from .views import table_view
@@ -63,6 +66,14 @@ _STATUS = {
 def _plain(text: str) -> str:
     """``text`` with anything that cannot be encoded (lone surrogates) replaced."""
     return text.encode("utf-8", "replace").decode("utf-8")
+
+
+def body_limits() -> dict[str, int]:
+    """Request body limits of the endpoints that take more than
+    :data:`~.guard.MAX_BODY_BYTES` (docs/protocol.md lists them): the analysis
+    of a record takes :data:`~.analysis_api.MAX_RECORD_CHARS` characters, each
+    at most 4 bytes of UTF-8, plus the rest of the request."""
+    return {"/api/analysis/record": 4 * analysis_api.MAX_RECORD_CHARS + 4096}
 
 
 ROUTERS: list[APIRouter] = []
@@ -88,6 +99,8 @@ def app_from_env() -> FastAPI:
         idle_pause_s=float(env.get(ENV_PREFIX + "IDLE_PAUSE", IDLE_PAUSE_S)),
         migrate=False,
         engines=json.loads(env.get(ENV_PREFIX + "ENGINES", "{}")),
+        trusted_proxies=json.loads(env.get(ENV_PREFIX + "TRUSTED_PROXIES", "[]")),
+        public_origins=json.loads(env.get(ENV_PREFIX + "PUBLIC_ORIGINS", "[]")),
     )
 
 
@@ -101,13 +114,17 @@ def create_app(
     migrate: bool | None = None,
     routers: Sequence[APIRouter] = (),
     engines: dict[str, str] | None = None,
+    trusted_proxies: Sequence[str] = (),
+    public_origins: Sequence[str] = (),
+    unattended_delay_s: float = UNATTENDED_DELAY_S,
 ) -> FastAPI:
     """The web app storing its tables at ``database_url`` (any SQLAlchemy URL).
 
     ``seed`` makes table ids, seeds and deals reproducible (tests); seat tokens
     always come from :mod:`secrets`.  ``limits`` sets the per-client rate limits
     (:meth:`Limits.off` for the load benchmark); ``idle_pause_s`` how long a
-    table plays on after its last human player left.  ``migrate``: see
+    table plays on after its last human player left, ``unattended_delay_s`` the
+    least time between its automatic actions meanwhile (a human's pace).  ``migrate``: see
     :class:`~.db.Store` (by default SQLite is migrated, other databases must be).
     ``accounts`` tunes password hashing and log-in limits
     (:class:`~.accounts.AccountSettings`).
@@ -115,9 +132,20 @@ def create_app(
     operator allows (clients see only the names).
     ``routers``: more routes (other server modules), after the built-in ones and
     :data:`ROUTERS`; a route reaches the hub as ``request.app.state.hub``.
+    ``trusted_proxies``: addresses or networks of the reverse proxies whose
+    ``X-Forwarded-For`` / ``X-Forwarded-Proto`` are believed (none by default).
+    ``public_origins``: the origins (``https://host``) the pages are served at,
+    named in the policy's ``connect-src`` (by default ``'self'`` only).
     """
     store = Store(database_url, migrate=migrate)
-    hub = Hub(store, seed=seed, limits=limits, idle_pause_s=idle_pause_s, engines=engines)
+    hub = Hub(
+        store,
+        seed=seed,
+        limits=limits,
+        idle_pause_s=idle_pause_s,
+        engines=engines,
+        unattended_delay_s=unattended_delay_s,
+    )
     install_log_redaction()
 
     @contextlib.asynccontextmanager
@@ -142,11 +170,21 @@ def create_app(
             if watch is not None:
                 await watch.stop()
 
-    app = FastAPI(title="Svoi Kozyri", lifespan=lifespan, docs_url="/api/docs", redoc_url=None)
+    # no interactive docs: Swagger UI needs a CDN and inline code, which the page
+    # policy forbids; the OpenAPI description itself is served
+    app = FastAPI(
+        title="Svoi Kozyri",
+        lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
+        openapi_url="/api/openapi.json",
+    )
     app.state.hub = hub
     players = install_players(app, hub, store, accounts)
-    app.add_middleware(BodyLimitMiddleware)
-    app.add_middleware(SecurityHeadersMiddleware)
+    app.add_middleware(BodyLimitMiddleware, limits=body_limits())
+    app.add_middleware(SecurityHeadersMiddleware, origins=list(public_origins))
+    # outermost: every other part sees the client's address as configured
+    app.add_middleware(TrustedProxyMiddleware, proxies=parse_proxies(trusted_proxies))
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -164,8 +202,13 @@ def create_app(
 
     @app.exception_handler(TableError)
     async def _table_error(_request: Request, exc: TableError) -> JSONResponse:
+        status = _STATUS.get(exc.code, 400)
+        headers = None
+        if status == 429:  # every 429 says when to come back
+            wait = exc.retry_after_header if isinstance(exc, RateLimited) else "1"
+            headers = {"Retry-After": wait}
         return JSONResponse(
-            {"code": exc.code, "message": str(exc)}, status_code=_STATUS.get(exc.code, 400)
+            {"code": exc.code, "message": str(exc)}, status_code=status, headers=headers
         )
 
     @app.get("/", include_in_schema=False)

@@ -30,10 +30,10 @@ from .auth import LinkSigner, hash_token, new_token, seat_of_token
 from .bot_runner import CHEAP_BOTS, BotRunner, EnginePool, bot_names, default_bot
 from .cluster import Cluster
 from .db import Store, StoredTable
-from .guard import Limits, RateLimiter
+from .guard import Limits, RateLimiter, SharedLimiter
 from .live import LiveTable
 from .master import TableMaster, game_from_stored
-from .scheduler import IDLE_PAUSE_S, Scheduler
+from .scheduler import IDLE_PAUSE_S, UNATTENDED_DELAY_S, Scheduler
 from .schemas import (
     ChatMessage,
     ClientHello,
@@ -75,17 +75,20 @@ class Hub:
         limits: Limits | None = None,
         idle_pause_s: float = IDLE_PAUSE_S,
         engines: dict[str, str] | None = None,
+        unattended_delay_s: float = UNATTENDED_DELAY_S,
     ) -> None:
         self.store = store
         self.tables: dict[str, LiveTable] = {}
         self.rng: random.Random = random.Random(seed) if seed is not None else random.SystemRandom()
         # external engines the operator configured: a client picks one by name only
         self.runner = BotRunner(engines=engines)
-        self.scheduler = Scheduler(self.runner, idle_pause_s=idle_pause_s)
+        self.scheduler = Scheduler(
+            self.runner, idle_pause_s=idle_pause_s, unattended_delay_s=unattended_delay_s
+        )
         self.master = TableMaster(store, self.scheduler, self.runner, self.rng)
         self.limits = limits or Limits()
-        self.create_limit = RateLimiter(self.limits.create_burst, self.limits.create_rate)
-        self.join_limit = RateLimiter(self.limits.join_burst, self.limits.join_rate)
+        self.limiter = SharedLimiter(store, self.limits)
+        """Creations and joins, per purpose, in the database (every process shares it)."""
         self.message_limit = RateLimiter(self.limits.message_burst, self.limits.message_rate)
         self.signer = LinkSigner(store.server_secret())
         self.cluster: Cluster | None = Cluster(self) if store.backend == "postgresql" else None
@@ -173,11 +176,14 @@ class Hub:
         *,
         seed: int | None = None,
         seat: int | None = None,
+        purpose: str = "create",
     ) -> SeatGrant:
         """Create a table; the creator takes the first human seat (or ``seat``).
+        ``purpose`` names the rate limit ``client`` spends (``create``,
+        ``deal_play``, ``rematch``: separate buckets, so one kind cannot use up
+        another's).
         ``seed`` replays another table's deals (same deal, compared: server/deals.py)."""
-        if not self.create_limit.allow(client):
-            raise TableError("rate_limited", "too many new tables; wait a little")
+        self.limiter.check(purpose, client)
         cfg = req.config
         for s in cfg.seats:
             if s.kind == "bot":
@@ -212,8 +218,7 @@ class Hub:
 
     def join(self, table_id: str, req: JoinRequest, base_url: str, client: str = "") -> SeatGrant:
         """Take a free human seat (the one asked for, or the first free one)."""
-        if not self.join_limit.allow(client):
-            raise TableError("rate_limited", "too many joins; wait a little")
+        self.limiter.check("join", client)
         return self._join(table_id, req, base_url)
 
     def _join(self, table_id: str, req: JoinRequest, base_url: str) -> SeatGrant:

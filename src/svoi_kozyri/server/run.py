@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Sequence
 
 import uvicorn
 from sqlalchemy.engine import make_url
 
 from .app import ENV_PREFIX, create_app
 from .db import Store
-from .guard import Limits, install_log_redaction
+from .guard import Limits, check_origin, install_log_redaction, parse_proxies
 from .scheduler import IDLE_PAUSE_S
 
 WS_MAX_SIZE = 64 * 1024
@@ -40,9 +41,19 @@ def run_server(
     migrate: bool | None = None,
     ws_ping_interval: float | None = 20.0,
     engines: dict[str, str] | None = None,
+    trusted_proxies: Sequence[str] = (),
+    public_origins: Sequence[str] = (),
 ) -> None:
-    """Serve until interrupted (raises the database's errors before serving)."""
+    """Serve until interrupted (raises the database's errors before serving).
+
+    ``trusted_proxies``: the reverse proxies (addresses or CIDR networks) whose
+    ``X-Forwarded-For`` names the client (:class:`~.guard.TrustedProxyMiddleware`;
+    uvicorn's own proxy headers, which trust 127.0.0.1, are off).
+    ``public_origins``: the origins the pages are served at (the page policy's
+    ``connect-src``).  Both are checked here, before anything starts."""
     install_log_redaction()
+    parse_proxies(trusted_proxies)
+    origins = [check_origin(o) for o in public_origins]
     if workers <= 1:
         app = create_app(
             database_url,
@@ -51,9 +62,12 @@ def run_server(
             idle_pause_s=idle_pause_s,
             migrate=migrate,
             engines=engines,
+            trusted_proxies=trusted_proxies,
+            public_origins=origins,
         )
         uvicorn.run(
             app,
+            proxy_headers=False,
             host=host,
             port=port,
             log_level=log_level,
@@ -73,12 +87,15 @@ def run_server(
     os.environ[ENV_PREFIX + "ENGINES"] = json.dumps(engines or {})
     os.environ[ENV_PREFIX + "NO_RATE_LIMITS"] = "0" if rate_limits else "1"
     os.environ[ENV_PREFIX + "IDLE_PAUSE"] = str(idle_pause_s)
+    os.environ[ENV_PREFIX + "TRUSTED_PROXIES"] = json.dumps(list(trusted_proxies))
+    os.environ[ENV_PREFIX + "PUBLIC_ORIGINS"] = json.dumps(origins)
     # the supervisor's pid: a worker still starting when the supervisor dies
     # would otherwise take its new parent (init) for the supervisor and live on
     os.environ[ENV_PREFIX + "SUPERVISOR"] = str(os.getpid())
     uvicorn.run(
         "svoi_kozyri.server.app:app_from_env",
         factory=True,
+        proxy_headers=False,
         workers=workers,
         host=host,
         port=port,

@@ -23,6 +23,7 @@ from sqlalchemy import insert, select
 from sqlalchemy.exc import IntegrityError
 
 from ..core import seat_name
+from .guard import RateLimited, client_key
 from .pages import page_shell
 from .schemas import CreateTableRequest, JoinRequest
 from .social_tables import rematches_t
@@ -133,7 +134,13 @@ async def rematch(
     try:
         if new_id is None:
             config = game.config.model_copy(deep=True)
-            grant = hub.create_table(CreateTableRequest(name=name, config=config), base, seat=seat)
+            grant = hub.create_table(
+                CreateTableRequest(name=name, config=config),
+                base,
+                client_key(request.scope),
+                seat=seat,
+                purpose="rematch",
+            )
             try:
                 with engine.begin() as conn:
                     conn.execute(
@@ -148,7 +155,11 @@ async def rematch(
                 if conn_.seat is not None:
                     conn_.queue.put_nowait(note)
         else:
-            grant = hub.join(new_id, JoinRequest(name=name, seat=seat), base)
+            grant = hub.join(
+                new_id, JoinRequest(name=name, seat=seat), base, client_key(request.scope)
+            )
+    except RateLimited:
+        raise  # 429 with Retry-After (app.py), never 400
     except TableError as e:
         return _err(e.code, str(e), 409 if e.code in ("seat_taken", "table_full") else 400)
     return grant.model_dump()  # type: ignore[no-any-return]
