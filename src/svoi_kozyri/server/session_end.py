@@ -102,6 +102,7 @@ async def table_summary(table_id: str, request: Request) -> dict[str, Any] | JSO
     live = hub.get(table_id)
     if live is None:
         return _err("no_table", f"no table {table_id!r}", 404)
+    await live.settled()  # committed before shown (a move being stored may yet lose)
     data = summary(live.game)
     data["rematch"] = rematch_of(_engine(request), table_id)
     return data
