@@ -174,7 +174,6 @@ class Hub:
         base_url: str,
         client: str = "",
         *,
-        seed: int | None = None,
         seat: int | None = None,
         purpose: str = "create",
     ) -> SeatGrant:
@@ -182,7 +181,12 @@ class Hub:
         ``purpose`` names the rate limit ``client`` spends (``create``,
         ``deal_play``, ``rematch``: separate buckets, so one kind cannot use up
         another's).
-        ``seed`` replays another table's deals (same deal, compared: server/deals.py)."""
+
+        Every table draws a fresh seed from the hub's random source (the
+        system's, unless the server was started with ``--seed`` for tests).  The
+        seed derives every hand of the table and never leaves the server; no
+        caller can pass one (a shared deal is played from its stored deal event
+        by server/deals.py, issue 20 item 1)."""
         self.limiter.check(purpose, client)
         cfg = req.config
         for s in cfg.seats:
@@ -197,7 +201,7 @@ class Hub:
         if not humans:
             raise TableError("bad_config", "at least one seat must be for a human player")
         table_id = "".join(self.rng.choice("abcdefghijkmnpqrstuvwxyz23456789") for _ in range(10))
-        seed = self.rng.randrange(1 << 62) if seed is None else seed
+        seed = self.rng.randrange(1 << 62)
         seats = [SeatInfo(kind=s.kind, bot=s.bot) for s in cfg.seats]
         game = TableGame(table_id, cfg, seed, seats, time.time())  # validates the rules
         self.store.create_table(
