@@ -101,6 +101,29 @@ def test_two_processes_share_one_creation_limit(
     assert all(_retry_after_ok(r) for r in refused)
 
 
+def test_serve_workers_2_shares_one_creation_limit(postgres_url: str, tmp_path: Path) -> None:  # noqa: F811
+    """The same with ``serve --workers 2`` on one port: each request on a new
+    connection, so both workers answer (their pids are seen), and still about
+    10 of 30 creations pass."""
+    db = _fresh_db(postgres_url, f"sk_limits_w_{os.getpid()}")
+    Store(db, migrate=True).close()
+    with ServerProcess(db, migrate=False, workers=2, log_path=tmp_path / "w.log") as srv:
+
+        def one(i: int) -> tuple[int, int]:
+            with httpx.Client(timeout=30) as http:  # a connection of its own
+                pid = http.get(f"{srv.base}/healthz").json()["pid"]
+                return pid, _create(http, srv.base).status_code
+
+        t0 = time.monotonic()
+        with ThreadPoolExecutor(15) as pool:
+            answers = list(pool.map(one, range(30)))
+        elapsed = time.monotonic() - t0
+    assert len({pid for pid, _ in answers}) == 2  # both workers answered
+    codes = [code for _, code in answers]
+    assert 10 <= codes.count(200) <= 10 + elapsed / 6 + 1, (codes, elapsed)
+    assert set(codes) == {200, 429}
+
+
 # -- item 5: addresses, proxies, networks -------------------------------------------------------
 
 
