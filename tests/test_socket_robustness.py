@@ -85,6 +85,9 @@ MALFORMED: list[str | bytes] = [
     '{"type":"mute","seat":1,"muted":null}',
     '{"type":"mute","seat":1,"x":1}',
     '{"type":"chat_history","x":1}',
+    '{"type":"move","move":"lead \\ud800"}',  # lone surrogates are not text
+    '{"type":"chat","text":"a\\ud800b"}',
+    '{"type":"hello","token":"\\ud800"}',
     json.dumps({"type": "chat", "text": "ж" * 1600}, ensure_ascii=False),  # 3.2 KB
     json.dumps({"type": "chat", "text": "x" * 1000, "pad": "y" * 1500}),
     b"\xff\xfe\xfd",  # a binary frame that is not UTF-8
@@ -263,3 +266,28 @@ def test_rules_num_players_must_be_the_seat_count(tmp_path: Path, given: object)
         assert c.get("/api/tables").json() == []
         cfg["rules"] = {"num_players": 2}
         assert c.post("/api/tables", json={"name": "Ann", "config": cfg}).status_code == 200
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [
+        '{"\\ud800": 1}',  # a lone surrogate in a name answered 500 (the error echoed it)
+        '{"variant": "\\ud800"}',
+        '{"Variant": "standard"}',
+        '{"pickup rule": "all"}',
+        '{"' + "x" * 41 + '": 1}',
+        '{"variant": "' + "s" * 41 + '"}',
+        '{"variant": ["standard"]}',
+    ],
+)
+def test_rules_options_are_plain_words_and_scalars(tmp_path: Path, rules: str) -> None:
+    with TestClient(_app(tmp_path)) as c:
+        body = '{"name": "Ann", "config": {"seats": [{"kind": "human"}, {"kind": "human"}], '
+        r = c.post(
+            "/api/tables",
+            content=body + f'"rules": {rules}}}}}',
+            headers={"content-type": "application/json"},
+        )
+        assert r.status_code == 422, r.text
+        assert r.json()["code"] == "invalid"
+        assert c.get("/api/tables").json() == []

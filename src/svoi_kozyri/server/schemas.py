@@ -58,6 +58,19 @@ _RESERVED_WORDS = frozenset(
         "stand-in",
     ]
 )
+_OPTION_NAME = re.compile(r"[a-z][a-z0-9_]{0,39}")
+"""A rules option's name (``pickup_rule``): the engine's options are all such words."""
+
+
+def _encodable(text: str) -> bool:
+    """Whether ``text`` is valid Unicode text (no lone surrogates)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 _CARD_WORD = re.compile(r"^(?:[2-9]|10|[jqka])[shdc\u2660-\u2667]$")
 _SEAT_WORD = re.compile(r"^[a-d]$")
 
@@ -154,18 +167,21 @@ class TableConfig(_Strict):
 
     @field_validator("rules")
     @classmethod
-    def _no_player_count(cls, v: dict[str, Any]) -> dict[str, Any]:
+    def _plain_options(cls, v: dict[str, Any]) -> dict[str, Any]:
+        """Option names are plain ASCII words and values plain scalars: a name or
+        value is echoed in error messages, and a lone surrogate in a name used to
+        make that answer fail to encode (a 500)."""
         if len(v) > 40:
             raise ValueError("too many rules options")
         for key, value in v.items():
-            if len(key) > 40:
+            if not _OPTION_NAME.fullmatch(key):
                 raise ValueError("unknown rules option")
             if isinstance(value, float) and not math.isfinite(value):
                 raise ValueError(f"{key} must be a finite number")
             if not isinstance(value, str | int | float | bool | None):
                 raise ValueError(f"{key} must be a number, text, true/false or null")
-            if isinstance(value, str) and len(value) > 40:
-                raise ValueError(f"{key} is too long")
+            if isinstance(value, str) and (len(value) > 40 or not _encodable(value)):
+                raise ValueError(f"{key} must be a short text")
         return v
 
 

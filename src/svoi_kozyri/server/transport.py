@@ -225,7 +225,8 @@ class Conn:
                     self._end_reader()  # closed by us: a client that never answers
                 return
             try:
-                await asyncio.wait_for(self.ws.send_text(text), self.stall_s)
+                async with asyncio.timeout(self.stall_s):  # a timer, no task per send
+                    await self.ws.send_text(text)
             except TimeoutError:
                 self._give_up()
                 return
