@@ -14,6 +14,7 @@ from fastapi.testclient import TestClient
 from accounts_support import create_table, csrf, make_client, register
 from svoi_kozyri.server.names import limit_marks, looks_alike, skeletons, too_many_marks
 from svoi_kozyri.server.schemas import check_name
+from test_server_postgres import postgres_url  # noqa: F401  (the fixture)
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -117,3 +118,22 @@ def test_combining_marks_are_bounded_per_character() -> None:
     assert check_name("Việt") == "Việt"
     assert too_many_marks("e\u0301\u0301\u0301")  # three on one letter
     assert limit_marks("x" + "\u0301" * 200 + "y") == "x\u0301\u0301y"
+
+
+def test_look_alike_accounts_refused_across_processes_on_postgres(
+    postgres_url: str,  # noqa: F811
+) -> None:
+    """Two apps on one PostgreSQL database (two workers): the second learns the
+    first's accounts from the database, under the registration lock."""
+    from svoi_kozyri.server.accounts import AccountSettings
+    from svoi_kozyri.server.app import create_app
+
+    one = create_app(postgres_url, seed=1, accounts=AccountSettings.fast(), migrate=True)
+    two = create_app(postgres_url, seed=2, accounts=AccountSettings.fast())
+    with TestClient(one) as a, TestClient(two) as b:
+        assert register(a, "zoe_lookalike").status_code == 201
+        r = register(b, "ZOE_L00KALIKE")  # zeros for o, at the other process
+        assert r.status_code == 409 and r.json()["code"] == "name_taken"
+        with TestClient(two) as guest:
+            r = _create(guest, "zoe_l\u043eokalike")  # a Cyrillic o
+            assert r.status_code == 409 and r.json()["code"] == "name_reserved"
