@@ -20,7 +20,12 @@ pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    with browser_server(tmp_path_factory, "session", seed=2, rate_limits=False) as srv:
+    # stand-ins finish the session nobody watches at full speed (a real server
+    # plays it at a human's pace: tests/test_worker_races.py)
+    extra = ["--unattended-delay", "0"]
+    with browser_server(
+        tmp_path_factory, "session", seed=2, rate_limits=False, extra_args=extra
+    ) as srv:
         yield srv
 
 

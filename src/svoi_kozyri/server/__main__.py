@@ -1,8 +1,8 @@
 """``python -m svoi_kozyri.server``: run the server with test and benchmark knobs.
 
 Same as ``svoi-kozyri serve`` plus ``--seed`` (reproducible table ids and deals),
-``--no-rate-limits``, ``--idle-pause`` and ``--migrate``, used by the tests and
-``bench/server_load.py`` to start a real server process.
+``--no-rate-limits``, ``--idle-pause``, ``--unattended-delay`` and ``--migrate``,
+used by the tests and ``bench/server_load.py`` to start a real server process.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import argparse
 import logging
 
 from .run import run_server
-from .scheduler import IDLE_PAUSE_S
+from .scheduler import IDLE_PAUSE_S, UNATTENDED_DELAY_S
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -24,6 +24,12 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--log-level", default="warning")
     p.add_argument("--no-rate-limits", action="store_true", help="switch the per-client limits off")
     p.add_argument("--idle-pause", type=float, default=IDLE_PAUSE_S, help="seconds")
+    p.add_argument(
+        "--unattended-delay",
+        type=float,
+        default=UNATTENDED_DELAY_S,
+        help="least seconds between automatic actions while no human is connected",
+    )
     p.add_argument("--migrate", action="store_true", help="migrate the database first")
     p.add_argument("--workers", type=int, default=1, help="processes (PostgreSQL)")
     p.add_argument(
@@ -49,6 +55,7 @@ def main(argv: list[str] | None = None) -> None:
         seed=args.seed,
         rate_limits=not args.no_rate_limits,
         idle_pause_s=args.idle_pause,
+        unattended_delay_s=args.unattended_delay,
         migrate=True if args.migrate else None,
         ws_ping_interval=None,
         trusted_proxies=args.trusted_proxy,

@@ -97,6 +97,7 @@ def app_from_env() -> FastAPI:
         env[ENV_PREFIX + "DATABASE"],
         limits=Limits.off() if env.get(ENV_PREFIX + "NO_RATE_LIMITS") == "1" else None,
         idle_pause_s=float(env.get(ENV_PREFIX + "IDLE_PAUSE", IDLE_PAUSE_S)),
+        unattended_delay_s=float(env.get(ENV_PREFIX + "UNATTENDED_DELAY", UNATTENDED_DELAY_S)),
         migrate=False,
         engines=json.loads(env.get(ENV_PREFIX + "ENGINES", "{}")),
         trusted_proxies=json.loads(env.get(ENV_PREFIX + "TRUSTED_PROXIES", "[]")),

@@ -18,7 +18,7 @@ from sqlalchemy.engine import make_url
 from .app import ENV_PREFIX, create_app
 from .db import Store
 from .guard import Limits, check_origin, install_log_redaction, parse_proxies
-from .scheduler import IDLE_PAUSE_S
+from .scheduler import IDLE_PAUSE_S, UNATTENDED_DELAY_S
 
 WS_MAX_SIZE = 64 * 1024
 """Largest WebSocket frame uvicorn accepts (messages themselves are limited to 2 KB)."""
@@ -38,6 +38,7 @@ def run_server(
     seed: int | None = None,
     rate_limits: bool = True,
     idle_pause_s: float = IDLE_PAUSE_S,
+    unattended_delay_s: float = UNATTENDED_DELAY_S,
     migrate: bool | None = None,
     ws_ping_interval: float | None = 20.0,
     engines: dict[str, str] | None = None,
@@ -60,6 +61,7 @@ def run_server(
             seed=seed,
             limits=None if rate_limits else Limits.off(),
             idle_pause_s=idle_pause_s,
+            unattended_delay_s=unattended_delay_s,
             migrate=migrate,
             engines=engines,
             trusted_proxies=trusted_proxies,
@@ -87,6 +89,7 @@ def run_server(
     os.environ[ENV_PREFIX + "ENGINES"] = json.dumps(engines or {})
     os.environ[ENV_PREFIX + "NO_RATE_LIMITS"] = "0" if rate_limits else "1"
     os.environ[ENV_PREFIX + "IDLE_PAUSE"] = str(idle_pause_s)
+    os.environ[ENV_PREFIX + "UNATTENDED_DELAY"] = str(unattended_delay_s)
     os.environ[ENV_PREFIX + "TRUSTED_PROXIES"] = json.dumps(list(trusted_proxies))
     os.environ[ENV_PREFIX + "PUBLIC_ORIGINS"] = json.dumps(origins)
     # the supervisor's pid: a worker still starting when the supervisor dies
