@@ -40,6 +40,8 @@ def _create(client: TestClient, name: str) -> object:
         ("sam", "sarn"),
         ("Вася", "ВАСЯ"),
         ("Вася", "Bac\u044f"),  # Latin B, a, c
+        ("alice_s", "alice_s\ufe0f"),  # a variation selector draws nothing after a letter
+        ("alice_s", "alice_s\u3164"),  # the Hangul filler neither
     ],
 )
 def test_look_alike_names_share_a_skeleton(a: str, b: str) -> None:
@@ -58,7 +60,14 @@ def test_guest_cannot_sit_under_a_look_alike_of_an_account(tmp_path: Path) -> No
         assert register(owner.__class__(owner.app), "alice-s").status_code == 201
         guest = TestClient(owner.app)
         with guest:
-            for fake in ("\u0430lice_s", "AIice_s", "ALICE_S", "alice\u2010s", "\u0430lice-s"):
+            for fake in (
+                "\u0430lice_s",
+                "AIice_s",
+                "ALICE_S",
+                "alice\u2010s",
+                "\u0430lice-s",
+                "alice_s\ufe0f",
+            ):
                 r = _create(guest, fake)
                 assert r.status_code == 409, (fake, r.text)
                 assert r.json()["code"] == "name_reserved"
@@ -102,7 +111,17 @@ def test_two_seats_of_a_table_never_look_alike(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "name",
-    ["A\u202eB", "ali\u200bce", "bob\u2066", "x\u0301\u0302\u0303y", "\u0435" + "\u0301" * 20],
+    [
+        "A\u202eB",
+        "ali\u200bce",
+        "bob\u2066",
+        "x\u0301\u0302\u0303y",
+        "\u0435" + "\u0301" * 20,
+        "alice_s\u3164",  # Hangul filler: a letter that draws nothing
+        "\u3164",
+        "bob\u2800",  # braille blank
+        "a\u034fb",  # combining grapheme joiner
+    ],
 )
 def test_invisible_and_stacked_characters_are_refused(tmp_path: Path, name: str) -> None:
     with pytest.raises(ValueError):

@@ -30,6 +30,33 @@ from importlib.resources import files
 MAX_MARKS = 2
 """Combining marks allowed on one base character (Vietnamese needs two: ệ)."""
 
+_INVISIBLE_RANGES = (
+    (0x034F, 0x034F),  # combining grapheme joiner
+    (0x115F, 0x1160),  # Hangul choseong and jungseong fillers
+    (0x17B4, 0x17B5),  # Khmer inherent vowels
+    (0x180B, 0x180F),  # Mongolian variation selectors and vowel separator
+    (0x2800, 0x2800),  # braille pattern blank
+    (0x3164, 0x3164),  # Hangul filler
+    (0xFFA0, 0xFFA0),  # halfwidth Hangul filler
+    (0xE0100, 0xE01EF),  # variation selectors supplement
+)
+"""Characters that draw nothing yet are letters or marks (not format characters,
+which every name refuses already): ``alice_s`` + U+3164 reads as ``alice_s``."""
+
+_IGNORED_RANGES = (*_INVISIBLE_RANGES, (0xFE00, 0xFE0F))
+"""What :func:`skeletons` drops: the invisible characters and the variation
+selectors (an emoji's VS16 may stay in a name, but ``alice`` + VS16 is ``alice``)."""
+
+
+def _in(ranges: tuple[tuple[int, int], ...], ch: str) -> bool:
+    cp = ord(ch)
+    return any(lo <= cp <= hi for lo, hi in ranges)
+
+
+def invisible(ch: str) -> bool:
+    """Whether ``ch`` is a letter or mark that draws nothing (see :data:`_INVISIBLE_RANGES`)."""
+    return _in(_INVISIBLE_RANGES, ch)
+
 
 def _rank(ch: str) -> tuple[bool, int]:
     return (ord(ch[0]) >= 128, ord(ch[0]))
@@ -72,7 +99,12 @@ def skeletons(name: str) -> tuple[str, str]:
     is ``l``.  So there are two keys: folded first, then mapped (``ALICE`` equals
     ``alice``), and mapped first, then folded (``AIice`` equals ``alice``).
     """
-    text = " ".join(unicodedata.normalize("NFKC", name).split())
+    text = "".join(
+        ch
+        for ch in unicodedata.normalize("NFKC", name)
+        if not _in(_IGNORED_RANGES, ch) and unicodedata.category(ch) != "Cf"
+    )
+    text = " ".join(text.split())
     folded_first = _map(_map(text.casefold()).casefold())
     mapped_first = _map(_map(text).casefold())
     return folded_first, mapped_first

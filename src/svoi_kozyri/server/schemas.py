@@ -20,7 +20,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
-from .names import MAX_MARKS, too_many_marks
+from .names import MAX_MARKS, invisible, too_many_marks
 
 MAX_MESSAGE_BYTES = 2048
 """Client WebSocket messages longer than this are refused unread."""
@@ -79,7 +79,8 @@ def check_name(value: str) -> str:
     """A player's name, normalised (NFKC, single spaces), or ``ValueError``.
 
     Refused (issue 13, defect 7): control and format characters (the bidi
-    overrides that reverse the rest of a lobby line, zero-width joiners), lone
+    overrides that reverse the rest of a lobby line, zero-width joiners), letters
+    and marks that draw nothing (the Hangul filler, :func:`~.names.invisible`), lone
     surrogates, private-use and unassigned characters, ``<`` and ``>``; names
     that read like game text: a card (``10H KS``), a seat letter, or a word of
     the table's own messages (``A loses``, ``medium bot``, ``draw``), or a seat
@@ -92,7 +93,7 @@ def check_name(value: str) -> str:
         raise ValueError("a name is text")
     for ch in value:
         cat = unicodedata.category(ch)
-        if cat[0] == "C" or ch in "<>":
+        if cat[0] == "C" or ch in "<>" or invisible(ch):
             raise ValueError(f"a name cannot contain the character U+{ord(ch):04X}")
     name = " ".join(unicodedata.normalize("NFKC", value).split())
     if not name or len(name) > MAX_NAME:
