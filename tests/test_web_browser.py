@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,9 @@ import pytest
 
 from browser_support import browser_server, chromium
 from svoi_kozyri.server.process import ServerProcess
+from test_phone_layout_browser import HIT_AREAS
+
+expect = pytest.importorskip("playwright.sync_api").expect
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
@@ -29,6 +33,17 @@ PHONE = (390, 844)
 STATIC = Path(__file__).parent.parent / "src" / "svoi_kozyri" / "web" / "static"
 AXE = Path(__file__).parent / "vendor" / "axe.min.js"
 KEY_NAMES = {"Enter", "Esc"}  # the names printed on the keys, in every language
+
+# records which element has the focus at the moment the chat drawer stops being
+# hidden (a mutation observer's callback runs right after that render, before
+# any later effect or frame)
+FOCUS_WHEN_SHOWN = """(() => {
+  const d = document.getElementById('chat-drawer');
+  new MutationObserver(() => {
+    if (!d.hidden && !document.body.dataset.focusWhenShown)
+      document.body.dataset.focusWhenShown = document.activeElement.id || 'none';
+  }).observe(d, {attributes: true, attributeFilter: ['hidden']});
+})()"""
 
 # counts the cards that fly (motion.js adds them to a .fly-layer)
 COUNT_FLIGHTS = """
@@ -103,6 +118,22 @@ def _click_card(card: Any) -> None:
         card.click(position={"x": 8, "y": 30})
 
 
+def _tap(page: Any, selector: str) -> None:
+    if page.context.__dict__.get("touch"):
+        page.tap(selector)
+    else:
+        page.click(selector)
+
+
+def _pick_up(page: Any) -> None:
+    """Pick up: a pickup of six cards or more asks first (the tap confirms it)."""
+    count = int(re.sub(r"\D", "", page.inner_text("#pickup-btn")))
+    _tap(page, "#pickup-btn")
+    if count >= 6:
+        expect(page.locator("#pickup-confirm")).to_be_visible()
+        _tap(page, "#pickup-confirm")
+
+
 def _wait_progress(page: Any, before: str) -> None:
     # a CSS selector, not a JavaScript predicate: the page's CSP forbids eval
     page.wait_for_selector(
@@ -119,10 +150,11 @@ def _take_turn(page: Any) -> None:
         if page.locator("#hand .card.selected").count():
             assert "2" in page.inner_text("#step")  # step 2 of 2 is shown
             _click_card(page.locator("#hand .card.legal:not(.selected)").first)
-    elif page.context.__dict__.get("touch"):
-        page.tap("#pickup-btn")
+            if page.context.__dict__.get("touch"):  # a touch screen confirms the lead
+                expect(page.locator("#confirm-btn")).to_be_visible()
+                page.tap("#confirm-btn")
     else:
-        page.click("#pickup-btn")
+        _pick_up(page)
     _wait_progress(page, before)
 
 
@@ -138,8 +170,15 @@ def _take_turn_by_keyboard(page: Any) -> None:
             page.keyboard.press("ArrowRight")
             assert page.evaluate("document.activeElement.classList.contains('legal')")
             page.keyboard.press("Enter")
+            if page.context.__dict__.get("touch"):  # the lead waits: Enter again sends it
+                expect(page.locator("#hand .card.pending")).to_be_focused()
+                page.keyboard.press("Enter")
     else:
+        count = int(re.sub(r"\D", "", page.inner_text("#pickup-btn")))
         page.keyboard.press("p")
+        if count >= 6:  # the question takes the focus: Enter answers yes
+            expect(page.locator("#pickup-confirm")).to_be_focused()
+            page.keyboard.press("Enter")
     _wait_progress(page, before)
 
 
@@ -190,8 +229,11 @@ def _check_phone_screen(page: Any) -> None:
             assert _inside_viewport(page, sel), sel
     for card in page.locator("#hand .card").all():
         box = card.bounding_box()
-        assert box["y"] + box["height"] <= PHONE[1] and box["x"] >= 0
-        assert box["x"] + box["width"] <= PHONE[0] + 1
+        assert box["y"] + box["height"] <= PHONE[1]
+    # every playable card leaves a fingertip 44x44 px of itself to tap
+    small = [(c, a) for c, a in page.evaluate(HIT_AREAS) if a < 44]
+    assert not small, small
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE[0]
 
 
 def _play_hand(page: Any, *, keyboard: bool = False, phone: bool = False) -> int:
@@ -294,10 +336,13 @@ def test_the_form_builds_an_open_besicovitch_table(browser: Any, server: ServerP
     page = _page(browser, server)
     page.fill("#player-name", "Abe")
     page.click("#new-table summary")
+    # the options come from GET /api/rules-options: wait for them, not the form
+    page.wait_for_selector("#rule-variant option", state="attached")
     labels = page.locator("#rule-variant option").all_inner_texts()
     assert any("Besicovitch" in x for x in labels) and any("(default)" in x for x in labels)
     page.select_option("#rule-variant", label=next(x for x in labels if "Besicovitch" in x))
-    assert page.input_value("#players") == "2" and page.is_disabled("#players")
+    expect(page.locator("#players")).to_have_value("2")
+    expect(page.locator("#players")).to_be_disabled()
     # the variant's own defaults are shown: whole-pile pickups
     assert "(default)" in page.locator("#rule-pickup_rule option:checked").inner_text()
     page.select_option("#bot_delay", "0")
@@ -452,6 +497,10 @@ def test_the_table_in_russian_has_no_english_left(browser: Any, server: ServerPr
             if page.locator("#hand .card.selected").count():
                 before = _version(page)
                 _click_card(page.locator("#hand .card.legal:not(.selected)").first)
+                # the lead waits for its confirmation: that state speaks Russian too
+                expect(page.locator("#confirm-btn")).to_be_visible()
+                _no_english(page, "#table", phrases)
+                page.tap("#confirm-btn")
                 _wait_progress(page, before)
                 continue
         _take_turn(page)
@@ -474,6 +523,8 @@ def test_the_table_in_russian_has_no_english_left(browser: Any, server: ServerPr
     # the switcher changes the language at once and remembers it
     page.goto(server.base + f"/#/t/{tid}")
     page.wait_for_selector("#session-over")
+    if not page.locator("#lang-select").is_visible() and page.locator("#nav-menu").count():
+        page.click("#nav-menu")  # a phone's header folds the language into its menu
     page.select_option("#lang-select", "en")
     page.wait_for_selector("html[lang='en']", state="attached")
     assert "Order of going out" in page.inner_text("#table")
@@ -558,15 +609,40 @@ def test_rules_page_and_replay(browser: Any, server: ServerProcess) -> None:
     ):
         assert label in page.inner_text(button)
     page.click("#replay-first")
-    assert page.inner_text("#replay-step").startswith("Step 1 of ")
+    expect(page.locator("#replay-step")).to_have_text(re.compile(r"^Step 1 of "))
     page.click("#replay-next")
-    assert page.inner_text("#replay-step").startswith("Step 2 of ")
+    expect(page.locator("#replay-step")).to_have_text(re.compile(r"^Step 2 of "))
     # a past step is not live: no connection state, no "Your turn", no buttons
     for _ in range(8):
         assert page.locator("#conn").count() == 0
         assert page.locator("#status.mine, #pickup-btn, #hint-btn").count() == 0
         assert "Your turn" not in page.inner_text("#table")
         page.click("#replay-next")
+    assert not page.errors
+    page.context.close()
+
+
+def test_play_again_from_the_end_of_session_banner(browser: Any, server: ServerProcess) -> None:
+    page = _page(browser, server, PHONE)
+    bot = page.evaluate("fetch('/api/bots').then(r => r.json())")["default"]
+    _create(page, "Dee", [f"bot:{bot}"])
+    old = page.url.split("#/t/")[1]
+    while _wait_turn_or_end(page) == "turn" or not page.locator("#session-over").count():
+        if page.locator("#status.mine").count():
+            _take_turn(page)
+    # the banner of the session's end offers the next session with the same seats
+    again = page.locator("#session-over #rematch-btn")
+    expect(again).to_have_text("Play again")
+    again.tap()
+    page.wait_for_url(re.compile(r"#/t/(?!" + old + r")[a-z0-9]+$"))
+    new = page.url.split("#/t/")[1]
+    page.wait_for_selector("#hand .card")
+    assert page.locator(".seat").count() == 1
+    assert "Dee (you)" in page.inner_text(".me")
+    assert page.evaluate(f"localStorage.getItem('sk.token.{new}')")
+    # the old table knows its rematch: the end-of-session page leads there
+    with urllib.request.urlopen(server.base + f"/api/tables/{old}/summary") as r:
+        assert json.loads(r.read())["rematch"] == new
     assert not page.errors
     page.context.close()
 
@@ -587,10 +663,15 @@ def test_table_chat_in_a_drawer_with_unread_badge_and_mute(
     for p in (a, b):  # folded: only the button shows, the drawer takes no room
         p.wait_for_selector("#chat-toggle")
         assert not p.locator("#chat-drawer").is_visible()
+    # the input has the focus the moment the drawer shows (it was given it one
+    # frame or more later, by a passive effect: under load the test saw the drawer
+    # open with the focus still on the button, and a keystroke then was lost)
+    a.evaluate(FOCUS_WHEN_SHOWN)
     a.click("#chat-toggle")
-    a.wait_for_selector("#chat-drawer #chat-input")
+    expect(a.locator("#chat-drawer")).to_be_visible()
+    expect(a.locator("body")).to_have_attribute("data-focus-when-shown", "chat-input")
+    expect(a.locator("#chat-input")).to_be_focused()
     assert a.get_attribute("#chat-input", "maxlength") == "200"
-    assert a.evaluate("document.activeElement.id") == "chat-input"
     a.fill("#chat-input", "<img src=x onerror=alert(1)> hi")
     a.press("#chat-input", "Enter")
     a.wait_for_selector("#chat-drawer .pk-chat-msg")
@@ -622,11 +703,15 @@ def test_table_chat_in_a_drawer_with_unread_badge_and_mute(
     b.press("#chat-input", "Enter")
     a.wait_for_selector("#chat-drawer .pk-chat-msg:nth-child(3)")
     assert a.inner_text("#chat-drawer .pk-chat-msg:nth-child(3)") == "Bob: gg"
-    texts = b.locator("#chat-drawer .pk-chat-msg").all_inner_texts()
-    assert texts == ["Ann: <img src=x onerror=alert(1)> hi", "Bob: gg"]
+    # Bob's own line comes back to him from the server too: wait for it there,
+    # Ann's copy having arrived says nothing about his
+    expect(b.locator("#chat-drawer .pk-chat-msg")).to_have_text(
+        ["Ann: <img src=x onerror=alert(1)> hi", "Bob: gg"]
+    )
     # Escape folds it again; a reload asks for the history
     b.press("#chat-input", "Escape")
-    assert not b.locator("#chat-drawer").is_visible()
+    expect(b.locator("#chat-drawer")).to_be_hidden()
+    expect(b.locator("#chat-toggle")).to_be_focused()
     a.reload()
     a.wait_for_selector("#chat-toggle")
     a.click("#chat-toggle")

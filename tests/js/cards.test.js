@@ -7,6 +7,8 @@ import {
   clickAction,
   describeHint,
   describeMove,
+  handLayout,
+  HIT,
   outOrder,
   parseLegal,
   pickupCards,
@@ -166,4 +168,27 @@ test("the rating is worded in Russian, with Russian plurals, and in every langua
       if (lang !== "en") assert.notEqual(text, ratingText(r, tr("en"), "en"), lang);
     }
   }
+});
+
+test("handLayout: every card shows HIT px, rows fill up, then the hand scrolls", () => {
+  // 9 cards on a 343 px phone hand: two rows, none narrower than a fingertip
+  const nine = handLayout(343, 9, 62, 4);
+  assert.ok(nine.step >= HIT);
+  assert.equal(nine.rows.reduce((a, b) => a + b), 9);
+  assert.equal(nine.scroll, false);
+  // 36 cards: as many rows as allowed, still HIT px each, and sideways scrolling
+  for (const maxRows of [1, 2, 4]) {
+    const big = handLayout(343, 36, 62, maxRows);
+    assert.equal(big.rows.length, maxRows);
+    assert.equal(big.rows.reduce((a, b) => a + b), 36);
+    assert.ok(big.step >= HIT);
+    assert.equal(big.scroll, true);
+  }
+  // a wide screen: 18 cards in one row, no scrolling
+  const wide = handLayout(900, 18, 80, 3);
+  assert.deepEqual(wide.rows, [18]);
+  assert.equal(wide.scroll, false);
+  // rows overlap, so a row reaches over the one above, but never past HIT + lifts
+  assert.ok(nine.rows.length === 1 || nine.overlap <= Math.round(62 * 1.4) - HIT - 12);
+  assert.deepEqual(handLayout(343, 1, 62, 4).rows, [1]);
 });

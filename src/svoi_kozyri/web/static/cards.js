@@ -83,6 +83,45 @@ export function sortHand(cards, ownSuits) {
   );
 }
 
+/** The least a card of the hand shows of itself, in CSS px: a fingertip's target
+ * (WCAG 2.5.5 asks 44x44).  Every card gets it, playable or not, so the fan does
+ * not rearrange itself between the two steps of a turn. */
+export const HIT = 46;
+/** How far apart the rows of a hand of several rows sit, top to top (px): a card
+ * of the row below, even lifted as the chosen beat (24 px) over a playable card
+ * (lifted 12 px), leaves HIT px of the card above it. */
+export const ROW_STEP = HIT + 12;
+
+/** How the hand is laid out in a box `width` px wide: each card `cardWidth` wide,
+ * at most `maxRows` rows, each card after the first of a row `step` px right of
+ * the one before (never less than HIT, so a 36-card hand is as easy to hit as a
+ * 9-card one).  `rows` holds the cards in each row; `overlap` is how far a row
+ * reaches over the one above; when even `maxRows` rows are wider than the box,
+ * `scroll` is true and the hand scrolls sideways instead of shrinking. */
+export function handLayout(width, n, cardWidth, maxRows) {
+  const w = cardWidth;
+  const h = Math.round(w * 1.4);
+  const room = Math.max(w, width - 8);
+  if (n <= 1) return { w, step: w, rows: [n], overlap: 0, scroll: false };
+  const perRowFits = Math.max(1, Math.floor((room - w) / HIT) + 1);
+  const rows = Math.max(1, Math.min(maxRows, Math.ceil(n / perRowFits)));
+  const counts = [];
+  for (let left = n, r = rows; r > 0; r--) {
+    const c = Math.ceil(left / r);
+    counts.push(c);
+    left -= c;
+  }
+  const widest = counts[0];
+  const step = widest > 1 ? Math.max(HIT, Math.min(w + 6, (room - w) / (widest - 1))) : w;
+  return {
+    w,
+    step,
+    rows: counts,
+    overlap: rows > 1 ? Math.max(0, h - ROW_STEP) : 0,
+    scroll: w + (widest - 1) * step > room + 0.5,
+  };
+}
+
 /** Where each seat sits around the table: the viewer (or seat 0 for a spectator)
  * at the bottom, the others in play order going clockwise (left, top, right). */
 export function seatPlaces(n, viewer) {

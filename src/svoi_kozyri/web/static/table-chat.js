@@ -5,7 +5,7 @@
 // panel is rebuilt, with its history asked again, when the socket (re)connects,
 // the language changes or someone takes a seat.
 import { createChatPanel } from "./chat-panel.js";
-import { html, useEffect, useRef, useState } from "./html.js";
+import { html, useEffect, useLayoutEffect, useRef, useState } from "./html.js";
 import { language, t } from "./i18n.js";
 
 /** `chat`: { send(msg), subscribe(handler) -> unsubscribe } from the table page. */
@@ -31,6 +31,9 @@ export function TableChat({ view, conn, chat }) {
       },
     });
     box.current.replaceChildren(panel.element);
+    // a panel rebuilt while the drawer is open (a reconnect, a seat taken) keeps
+    // the typing in its input: the old input, and its focus, are gone
+    if (openRef.current) panel.element.querySelector("#chat-input")?.focus();
     const off = chat.subscribe(panel.onMessage);
     panel.start();
     return off;
@@ -39,7 +42,11 @@ export function TableChat({ view, conn, chat }) {
     setOpen(!open);
     setUnread(0);
   };
-  useEffect(() => {
+  // focus moves with the opening itself, in the same commit that shows the drawer
+  // (a layout effect runs before the browser paints): with a passive effect the
+  // drawer was visible for a frame or more, on a loaded machine much longer,
+  // before its input had the focus, and a keystroke typed then went elsewhere
+  useLayoutEffect(() => {
     if (open) box.current?.querySelector("#chat-input")?.focus();
   }, [open]);
   const onKey = (ev) => {

@@ -2,7 +2,7 @@
 // the pile in the middle with what a refusal takes, the viewer's fanned hand,
 // the actions, the log and the score.  It only ever renders the view the
 // server built for this viewer (docs/protocol.md: TableView).
-import { downloadRecord } from "./api.js";
+import { api, downloadRecord } from "./api.js";
 import { html, useEffect, useLayoutEffect, useRef, useState } from "./html.js";
 import { language, t } from "./i18n.js";
 import {
@@ -12,6 +12,8 @@ import {
   clickAction,
   describeHint,
   describeMove,
+  handLayout,
+  ROW_STEP,
   outOrder,
   parseLegal,
   pickupCards,
@@ -95,7 +97,30 @@ function Seat({ view, seat, place, clock }) {
 
 // ---------------------------------------------------------------- the pile
 
-function Pile({ view, readOnly, showPile, setShowPile }) {
+/** From this many cards a pickup asks "are you sure?" first. */
+export const CONFIRM_PICKUP = 6;
+
+// The pickup button sits by the pile, next to what it takes, away from the hand
+// where the thumb rests to play; a pickup of CONFIRM_PICKUP cards or more asks first.
+function PickupButton({ view, send }) {
+  const hand = view.hand;
+  const [asking, setAsking] = useState(false);
+  const yes = useRef(null);
+  useEffect(() => setAsking(false), [view.version]);
+  useLayoutEffect(() => {
+    if (asking) yes.current?.focus();
+  }, [asking]);
+  const count = hand.pickup_count;
+  if (!asking)
+    return html`<button id="pickup-btn" class="danger" aria-keyshortcuts="P" onClick=${() => (count >= CONFIRM_PICKUP ? setAsking(true) : send("pickup"))}>${t("table.pickup", { count })}</button>`;
+  return html`<div class="pickup-ask" id="pickup-ask" role="group" aria-label=${t("table.pickupAsk", { count })}>
+    <span>${t("table.pickupAsk", { count })}</span>
+    <button id="pickup-confirm" class="danger" ref=${yes} onClick=${() => send("pickup")}>${t("table.pickupYes", { count })}</button>
+    <button id="pickup-no" onClick=${() => setAsking(false)}>${t("table.pickupNo")}</button>
+  </div>`;
+}
+
+function Pile({ view, readOnly, showPile, setShowPile, send }) {
   const hand = view.hand;
   const nm = names(view);
   const mine = !readOnly && hand.to_act === view.viewer && !hand.result;
@@ -118,6 +143,10 @@ function Pile({ view, readOnly, showPile, setShowPile }) {
     }
   }
   return html`<div class="pile-area">
+    <div class="pile-row">
+    <div class="pile-side">${depth > 1
+      ? html`<button class="linklike" id="pile-toggle" aria-expanded=${showPile} onClick=${() => setShowPile(!showPile)}>${showPile ? t("table.hidePile") : t("table.showPile")}</button>`
+      : null}</div>
     <div class="pile" aria-label=${t("table.pileCount", { count: depth })}>
       ${Array.from({ length: Math.max(0, under) }, (_, i) => html`<img class="under" src="/cards/back.svg" alt="" style=${`--k:${under - i}`} />`)}
       ${hand.top
@@ -125,10 +154,9 @@ function Pile({ view, readOnly, showPile, setShowPile }) {
         : html`<div class="empty-pile" id="top-card">${t("table.emptyPile")}</div>`}
       <span class="depth" title=${t("table.pileCount", { count: depth })}>${depth}</span>
     </div>
+    <div class="pile-side pickup-side">${mine && parseLegal(hand.legal).pickup ? html`<${PickupButton} view=${view} send=${send} />` : null}</div>
+    </div>
     ${cost}
-    ${depth > 1
-      ? html`<button class="linklike" id="pile-toggle" aria-expanded=${showPile} onClick=${() => setShowPile(!showPile)}>${showPile ? t("table.hidePile") : t("table.showPile")}</button>`
-      : null}
     ${showPile && hand.pile.length
       ? html`<div class="whole-pile" id="whole-pile">
           ${!hand.pile_full ? html`<span class="small">(${t("table.onlyVisible")})</span>` : null}
@@ -138,7 +166,7 @@ function Pile({ view, readOnly, showPile, setShowPile }) {
   </div>`;
 }
 
-function Status({ view, readOnly, selectedBeat }) {
+function Status({ view, readOnly, selectedBeat, pending }) {
   const hand = view.hand;
   const nm = names(view);
   if (!hand) {
@@ -149,8 +177,13 @@ function Status({ view, readOnly, selectedBeat }) {
   const mine = !readOnly && hand.to_act === view.viewer;
   if (mine) {
     let detail;
+    const { leads, beats } = parseLegal(hand.legal);
     if (hand.mode === "free") detail = t("table.leadAny");
+    else if (selectedBeat && pending)
+      detail = t("table.confirmTurn", { beat: shortName(selectedBeat, t), top: shortName(hand.top, t), lead: shortName(pending, t) });
     else if (selectedBeat) detail = t("table.step2", { beat: shortName(selectedBeat, t), top: shortName(hand.top, t) });
+    // nothing beats the top card (and nothing may be led): say so, not "beat it or pick up"
+    else if (!beats.size && !leads.size) detail = t("table.onlyPickup", { top: shortName(hand.top, t) });
     else detail = t("table.step1", { top: shortName(hand.top, t) });
     return html`<div class="status mine" id="status"><strong>${t("table.yourTurn")}</strong> <span id="step">${detail}</span></div>`;
   }
@@ -160,21 +193,26 @@ function Status({ view, readOnly, selectedBeat }) {
 
 // ---------------------------------------------------------------- your hand
 
-function handMetrics(width, n, phone) {
-  const w = phone ? 62 : 80;
-  if (n <= 1) return { w, step: w, rows: [n] };
-  const fit = (count) => (width - w - 8) / Math.max(1, count - 1);
-  const minStep = w * 0.36;
-  if (fit(n) >= minStep || n <= 6) return { w, step: Math.min(w + 6, fit(n)), rows: [n] };
-  const first = Math.ceil(n / 2);
-  return { w, step: Math.min(w + 6, fit(first)), rows: [first, n - first] };
+/** A touch screen (a phone, a tablet): a mis-tap there is easy, so the second card
+ * of a turn waits for a confirmation and the keyboard's hint is not shown. */
+export function touchScreen() {
+  return typeof matchMedia === "function" && matchMedia("(pointer: coarse)").matches;
 }
 
-function Hand({ view, readOnly, selectedBeat, onCard, hint }) {
+// how many rows the hand may take before it scrolls sideways: as many as fit
+// between the hand's top and the bottom of the screen (the whole turn stays on
+// one screen), at most four on a phone and three on a wide screen
+function maxRows(room, cardWidth, phone) {
+  const rows = Math.floor((room - 26 - Math.round(cardWidth * 1.4)) / ROW_STEP) + 1;
+  return Math.max(1, Math.min(phone ? 4 : 3, rows));
+}
+
+function Hand({ view, readOnly, selectedBeat, pending, onCard, hint }) {
   const hand = view.hand;
   const me = view.seats[view.viewer];
   const box = useRef(null);
   const [width, setWidth] = useState(360);
+  const [room, setRoom] = useState(400);
   const phone = typeof matchMedia === "function" && matchMedia("(max-width: 600px)").matches;
   useLayoutEffect(() => {
     const el = box.current;
@@ -185,32 +223,55 @@ function Hand({ view, readOnly, selectedBeat, onCard, hint }) {
     ro?.observe(el);
     return () => ro?.disconnect();
   }, []);
+  // the room below the actions row, just above the hand: the hand's own rows never
+  // move it (the hand's own top does move: a sideways-scrolling hand is padded
+  // differently, and measuring that made the layout flip back and forth)
+  useLayoutEffect(() => {
+    const el = box.current;
+    const above = el?.previousElementSibling;
+    if (!el || !above) return;
+    const below = Math.floor(innerHeight - (above.getBoundingClientRect().bottom + scrollY) - 12);
+    if (Math.abs(below - room) > 2) setRoom(below);
+  });
   const myTurn = !readOnly && hand.to_act === view.viewer && !hand.result;
   const playable = myTurn ? playableCards(hand.legal, selectedBeat) : new Set();
   const { beats } = parseLegal(myTurn ? hand.legal : []);
   const cards = sortHand(hand.hand, me.suits);
   const own = new Set([...me.suits]);
-  const m = handMetrics(width, cards.length, phone);
+  const m = handLayout(width, cards.length, phone ? 62 : 80, maxRows(room, phone ? 62 : 80, phone));
   const rows = [];
   let k = 0;
   for (const len of m.rows) {
     rows.push(cards.slice(k, k + len));
     k += len;
   }
-  return html`<div class="hand" id="hand" ref=${box} role="group" aria-label=${t("table.hand")} style=${`--card-w:${m.w}px`}>
+  // a hand that scrolls sideways shows its first playable card when the turn comes
+  useLayoutEffect(() => {
+    const el = box.current;
+    if (!el || !m.scroll || !myTurn) return;
+    const first = el.querySelector(".card.legal");
+    if (!first) return;
+    const r = first.getBoundingClientRect();
+    const b = el.getBoundingClientRect();
+    if (r.left < b.left || r.right > b.right) el.scrollLeft += r.left - b.left - 8;
+  }, [view.version, m.scroll]);
+  return html`<div class=${"hand" + (m.scroll ? " scroll" : "")} id="hand" ref=${box} role="group" aria-label=${t("table.hand")} data-rows=${m.rows.length} style=${`--card-w:${m.w}px;--row-overlap:${m.overlap}px`}>
     ${rows.map(
       (row) => html`<div class="hand-row">
         ${row.map((c, i) => {
           const can = playable.has(c);
           const selected = c === selectedBeat;
+          const waiting = c === pending;
           const cls = ["card"];
           if (own.has(c.slice(-1))) cls.push("trump");
           if (myTurn) cls.push(can || selected ? "legal" : "dim");
           if (selected) cls.push("selected");
+          if (waiting) cls.push("pending");
           if (hint && hint.split(" ").includes(c)) cls.push("hinted");
           const parts = [cardName(c, t)];
           if (own.has(c.slice(-1))) parts.push(t("card.yourTrump"));
           if (selected) parts.push(t("card.selected"));
+          else if (waiting) parts.push(t("card.pending"));
           else if (can) parts.push(t("card.playable"));
           return html`<button
             class=${cls.join(" ")}
@@ -218,7 +279,7 @@ function Hand({ view, readOnly, selectedBeat, onCard, hint }) {
             data-beat=${beats.has(c) ? "1" : null}
             aria-label=${parts.join(", ")}
             aria-disabled=${myTurn && !can && !selected ? "true" : null}
-            aria-pressed=${selected ? "true" : null}
+            aria-pressed=${selected || waiting ? "true" : null}
             style=${i ? `margin-left:${(m.step - m.w).toFixed(1)}px` : ""}
             onClick=${() => onCard(c)}
           ><img src=${cardSrc(c)} alt="" draggable="false" />${own.has(c.slice(-1)) ? html`<span class="trump-mark" aria-hidden="true">★</span>` : null}</button>`;
@@ -228,14 +289,14 @@ function Hand({ view, readOnly, selectedBeat, onCard, hint }) {
   </div>`;
 }
 
-function Actions({ view, readOnly, selectedBeat, cancel, send, hint, hintRating, askHint }) {
+function Actions({ view, readOnly, selectedBeat, pending, cancel, confirm, undo, hint, hintRating, askHint }) {
   const hand = view.hand;
   if (readOnly || view.viewer === null || !hand) return null;
   const myTurn = hand.to_act === view.viewer && !hand.result;
-  const { pickup } = parseLegal(myTurn ? hand.legal : []);
   return html`<div class="actions">
-    ${myTurn && pickup ? html`<button id="pickup-btn" class="danger" aria-keyshortcuts="P" onClick=${() => send("pickup")}>${t("table.pickup", { count: hand.pickup_count })}</button>` : null}
-    ${selectedBeat ? html`<button id="cancel-btn" aria-keyshortcuts="Escape" onClick=${cancel}>${t("table.cancel")}</button>` : null}
+    ${pending ? html`<button id="confirm-btn" class="primary" onClick=${confirm}>${t("table.confirm", { lead: shortName(pending, t) })}</button>` : null}
+    ${pending ? html`<button id="undo-btn" onClick=${undo}>${t("table.undo")}</button>` : null}
+    ${selectedBeat && !pending ? html`<button id="cancel-btn" aria-keyshortcuts="Escape" onClick=${cancel}>${t("table.cancel")}</button>` : null}
     ${myTurn ? html`<button id="hint-btn" aria-keyshortcuts="H" onClick=${askHint}>${t("table.hint")}</button>` : null}
     ${hint ? html`<span class="hint-text" id="hint-text">${t("table.hintIs", { move: describeHint(hint, t) })}</span>` : null}
     ${hint && hintRating ? html`<span class=${`hint-rating small ${hintRating.kind}`} id="hint-rating" data-kind=${hintRating.kind} title=${t("table.hintRating")}>${ratingText(hintRating, t, language())}</span>` : null}
@@ -291,6 +352,28 @@ function Countdown({ seconds }) {
   return html`<span id="countdown">${left > 0 ? t("banner.nextIn", { count: left }) : t("banner.nextSoon")}</span>`;
 }
 
+// "Play again": the next session with the same seats and bots (POST .../rematch);
+// the first player to ask creates it, the others' taps seat them at it.  Only the
+// table's players have the button: the server answers a spectator bad_token.
+function RematchButton({ tableId, token }) {
+  const [error, setError] = useState("");
+  const [busy, setBusy] = useState(false);
+  const go = async () => {
+    setBusy(true);
+    setError("");
+    try {
+      const grant = await api.rematch(tableId, token);
+      store.setToken(grant.table_id, grant.token);
+      location.hash = `#/t/${grant.table_id}`;
+    } catch (e) {
+      setError(e.message); // worded from the catalogue by api.js
+      setBusy(false);
+    }
+  };
+  return html`<button type="button" class="primary" id="rematch-btn" disabled=${busy} onClick=${go}>${t("banner.playAgain")}</button>
+    ${error ? html`<p class="error" role="alert" id="rematch-error">${error}</p>` : null}`;
+}
+
 function Banner({ view, tableId, readOnly, token }) {
   const s = view.session;
   const hand = view.hand;
@@ -312,6 +395,7 @@ function Banner({ view, tableId, readOnly, token }) {
       ${hand?.result ? html`<div>${resultText(hand.result, nm, you, t)}</div>` : null}
       ${orderList}
       <div class="row">
+        ${!readOnly && token && view.viewer !== null ? html`<${RematchButton} tableId=${tableId} token=${token} />` : null}
         <button type="button" id="download-record" onClick=${() => downloadRecord(tableId, token)}>${t("table.record")}</button>
         <a class="button" href=${`#/r/${tableId}`} id="replay-link">${t("table.replay")}</a>
         <a class="button" href=${`/session?table=${tableId}`} id="session-link">${t("session.title")}</a>
@@ -450,10 +534,16 @@ function Toast({ text }) {
 /** The whole table for one view. `send(msg)` sends a client message; `readOnly`
  * for replays (no clocks, no actions, no connection state). */
 export function Table({ view, tableId, conn = "connected", send = () => {}, readOnly = false, flash = "", hint = null, hintRating = null, clearHint = () => {}, chat = null }) {
-  const [selectedBeat, setSelectedBeat] = useState(null);
+  const [selectedBeat, setSelectedBeatNow] = useState(null);
+  // the second card of a two-card turn on a touch screen: shown, not yet sent
+  const [pending, setPending] = useState(null);
   const [showPile, setShowPile] = useState(false);
   const root = useRef(null);
   const version = view.version;
+  const setSelectedBeat = (card) => {
+    setSelectedBeatNow(card);
+    setPending(null);
+  };
   useEffect(() => setSelectedBeat(null), [version]);
   const announce = useMotion(view, root, readOnly);
   const hand = view.hand;
@@ -469,9 +559,13 @@ export function Table({ view, tableId, conn = "connected", send = () => {}, read
     if (!myTurn) return;
     const act = clickAction(card, hand.legal, selectedBeat);
     if (!act) return;
-    if (act.send) play(act.send);
+    // on a touch screen the lead after a beat is held until it is confirmed (a
+    // second tap on it, or Confirm): a mis-tap then costs nothing
+    if (act.send && selectedBeat && touchScreen() && pending !== card) setPending(card);
+    else if (act.send) play(act.send);
     else setSelectedBeat(act.select);
   };
+  const confirm = () => pending && selectedBeat && play(`beat ${selectedBeat} lead ${pending}`);
 
   // keyboard play: arrows move between cards, Enter/Space play (native buttons),
   // P picks up, H asks for a hint, Escape cancels the first card of a two-card turn
@@ -494,13 +588,15 @@ export function Table({ view, tableId, conn = "connected", send = () => {}, read
         root.current?.querySelector("#pickup-btn")?.click();
       } else if ((ev.key === "h" || ev.key === "H") && myTurn) {
         root.current?.querySelector("#hint-btn")?.click();
+      } else if (ev.key === "Escape" && pending) {
+        setPending(null);
       } else if (ev.key === "Escape" && selectedBeat) {
         setSelectedBeat(null);
       }
     };
     document.addEventListener("keydown", onKey);
     return () => document.removeEventListener("keydown", onKey);
-  }, [readOnly, myTurn, selectedBeat, version]);
+  }, [readOnly, myTurn, selectedBeat, pending, version]);
 
   // after a beat is chosen, keep the keyboard in the hand on the first card to lead
   useEffect(() => {
@@ -526,8 +622,8 @@ export function Table({ view, tableId, conn = "connected", send = () => {}, read
         .filter((p) => p.place !== "bottom" || view.viewer === null)
         .map((p) => html`<${Seat} view=${view} seat=${p.seat} place=${p.place} clock=${clock} />`)}
       <div class="centre">
-        <${Status} view=${view} readOnly=${readOnly} selectedBeat=${selectedBeat} />
-        ${hand ? html`<${Pile} view=${view} readOnly=${readOnly} showPile=${showPile} setShowPile=${setShowPile} />` : null}
+        <${Status} view=${view} readOnly=${readOnly} selectedBeat=${selectedBeat} pending=${pending} />
+        ${hand ? html`<${Pile} view=${view} readOnly=${readOnly} showPile=${showPile} setShowPile=${setShowPile} send=${play} />` : null}
         ${waiting && !readOnly ? html`<${InvitePanel} tableId=${tableId} inline=${true} />` : null}
       </div>
       <${Banner} view=${view} tableId=${tableId} readOnly=${readOnly} token=${token} />
@@ -539,16 +635,16 @@ export function Table({ view, tableId, conn = "connected", send = () => {}, read
               ${myTurn && clock}
               ${me.standin ? html`<span class="tag warn">${t("table.standinYou")}</span>` : null}
             </div>
-            <${Actions} view=${view} readOnly=${readOnly} selectedBeat=${selectedBeat} cancel=${() => setSelectedBeat(null)} send=${play} hint=${hint} hintRating=${hintRating} askHint=${() => send({ type: "hint" })} />
-            <${Hand} view=${view} readOnly=${readOnly} selectedBeat=${selectedBeat} onCard=${onCard} hint=${hint} />
+            <${Actions} view=${view} readOnly=${readOnly} selectedBeat=${selectedBeat} pending=${pending} cancel=${() => setSelectedBeat(null)} confirm=${confirm} undo=${() => setPending(null)} hint=${hint} hintRating=${hintRating} askHint=${() => send({ type: "hint" })} />
+            <${Hand} view=${view} readOnly=${readOnly} selectedBeat=${selectedBeat} pending=${pending} onCard=${onCard} hint=${hint} />
           </div>`
         : null}
+      <${Toast} text=${announce} />
     </div>
     <div class="side">
       <${Score} view=${view} />
       <${Log} view=${view} />
-      ${readOnly ? null : html`<p class="small keys">${t("table.keys")}</p>`}
+      ${readOnly || view.viewer === null || touchScreen() ? null : html`<p class="small keys" id="keys-hint">${t("table.keys")}</p>`}
     </div>
-    <${Toast} text=${announce} />
   </div>`;
 }
