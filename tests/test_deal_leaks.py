@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from alembic import command
 from fastapi.testclient import TestClient
@@ -35,6 +36,11 @@ from svoi_kozyri.server.db import Store, events_t, seats_t, tables_t
 from svoi_kozyri.server.deals import Deals
 from svoi_kozyri.server.guard import Limits
 from svoi_kozyri.server.migrate import alembic_config
+from svoi_kozyri.server.process import (
+    PostgresUnavailableError,
+    ServerProcess,
+    throwaway_postgres,
+)
 from svoi_kozyri.server.schemas import SeatConfig, TableConfig
 from svoi_kozyri.server.social_tables import deals_t, plays_t
 from svoi_kozyri.server.table import SeatInfo, TableGame
@@ -315,13 +321,43 @@ def _finished_events(rules: dict[str, Any], seed: int) -> tuple[TableConfig, lis
     return cfg, g.events
 
 
-def test_revision_0008_keeps_old_deals_without_their_seeds(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def postgres_server() -> Iterator[str]:
+    """A throwaway PostgreSQL server for this module (skipped when there is none)."""
+    pytest.importorskip("psycopg", reason="psycopg is not installed")
+    try:
+        with throwaway_postgres() as url:
+            yield url
+    except PostgresUnavailableError as e:
+        pytest.skip(str(e))
+
+
+def fresh_postgres(server_url: str, name: str) -> str:
+    """An empty database ``name`` on the throwaway server."""
+    import psycopg
+
+    plain = server_url.replace("postgresql+psycopg://", "postgresql://")
+    with psycopg.connect(plain, autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {name}")
+        conn.execute(f"CREATE DATABASE {name}")
+    return server_url.rsplit("/", 1)[0] + "/" + name
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def old_db(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """An empty database of each backend."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'old.db'}"
+    return fresh_postgres(request.getfixturevalue("postgres_server"), "sk_old")
+
+
+def test_revision_0008_keeps_old_deals_without_their_seeds(old_db: str) -> None:
     """A database from before: a deal stored as seed and offset becomes the hand's
     deal event (found in its origin's events); an old daily deal (its seed came
     from the date) keeps its results but cannot be played; an unfinished table
     that played a deal with its source's seed gets a seed of its own; the old
     configuration fields leave every stored table."""
-    url = f"sqlite:///{tmp_path / 'old.db'}"
+    url = old_db
     engine = create_engine(url)
     cfg_a = alembic_config()
     with engine.begin() as conn:
@@ -396,7 +432,7 @@ def test_revision_0008_keeps_old_deals_without_their_seeds(tmp_path: Path) -> No
             ],
         )
     engine.dispose()
-    store = Store(url)  # SQLite: migrated on first use
+    store = Store(url, migrate=True)  # what `svoi-kozyri migrate` does
     try:
         with store.engine.connect() as conn:
             cols = {c["name"] for c in inspect(conn).get_columns("sk_deals")}
@@ -413,10 +449,57 @@ def test_revision_0008_keeps_old_deals_without_their_seeds(tmp_path: Path) -> No
         assert all("first_dealer" not in c and "deal_offset" not in c for c in configs.values())
     finally:
         store.close()
-    with make_client(tmp_path / "old.db") as c:
+    with TestClient(create_app(url, seed=4, limits=Limits.off())) as c:
         assert c.get("/api/deals/oldday").json()["playable"] is False
         r = c.post("/api/deals/oldday/play", json={"name": "Ann"})
         assert r.status_code == 410 and r.json()["code"] == "deal_retired"
         p = c.post("/api/deals/old1/play", json={"name": "Ann"})
         assert p.status_code == 200, p.text
         assert deal_events(c, p.json()["table_id"])[0] == deal_evs[0]
+
+
+@pytest.mark.parametrize("extra", [{"first_dealer": 1}, {"deal_offset": 3}])
+def test_a_new_table_cannot_choose_its_first_dealer_or_shuffle_offset(
+    client: TestClient, extra: dict[str, Any]
+) -> None:
+    """The fields that let a table follow another's shuffles are gone."""
+    config = {"seats": RANDOMS, **FAST, **extra}
+    r = client.post("/api/tables", json={"name": "Ann", "config": config})
+    assert r.status_code == 422 and r.json()["code"] == "invalid"
+
+
+def test_two_server_processes_on_one_postgres_deal_the_same_daily_deck(
+    postgres_server: str, tmp_path: Path
+) -> None:
+    """Every process of a deployment agrees on the day's deal (the secret is in
+    the database), and a play at either deals the same cards."""
+    url = fresh_postgres(postgres_server, "sk_daily")
+    Store(url, migrate=True).close()
+    servers = [
+        ServerProcess(url, log_path=tmp_path / f"s{i}.log", rate_limits=False, migrate=False)
+        for i in range(2)
+    ]
+    ids, tables = set(), []
+    for srv in servers:
+        srv.start()
+    try:
+        for srv in servers:
+            with httpx.Client(base_url=srv.base) as http:
+                did = http.get("/api/deals/daily").json()["deal_id"]
+                ids.add(did)
+                grant = http.post(f"/api/deals/{did}/play", json={"name": "Ann"}).json()
+                tables.append(grant["table_id"])
+    finally:
+        for srv in servers:
+            srv.stop()
+    assert len(ids) == 1
+    store = Store(url, migrate=False)
+    try:
+        decks = []
+        for tid in tables:
+            stored = store.load(tid)
+            assert stored is not None
+            decks.append(stored.events[0]["deck"])
+    finally:
+        store.close()
+    assert decks[0] == decks[1]

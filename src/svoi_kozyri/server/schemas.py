@@ -161,10 +161,6 @@ class TableConfig(_Strict):
         description="a rated table: every human seat needs an account; results change "
         "OpenSkill ratings (server/ratings_service.py)",
     )
-    deal_offset: int = Field(default=0, ge=0, le=10_000)
-    """Shift of the hands' shuffles: a table replaying hand ``k`` of another deals with ``k-1``."""
-    first_dealer: int | None = Field(default=None, ge=0, le=3)
-    """The first hand's dealer, when a replayed deal fixes it (else drawn from the seed)."""
 
     @field_validator("rules")
     @classmethod
