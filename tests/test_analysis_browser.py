@@ -5,6 +5,7 @@ downloaded record opened with the file picker; axe-core on both; Russian."""
 from __future__ import annotations
 
 import json
+import re
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -128,3 +129,96 @@ def test_record_file_opened_in_the_browser(
     bad.write_text("not a record")
     page.set_input_files("#record-file", str(bad))
     page.wait_for_selector(".pk-error")
+
+
+LATIN_CARD = re.compile(r"(?<![A-Za-z])[JQKA][♠♥♦♣]")
+"""A card written with a Latin court letter ("A♥"): wrong in a Russian text."""
+
+
+def open_analysis(browser: Any, server: ServerProcess, finished: dict[str, Any], lang: str) -> Any:
+    """The analysis page of the finished hand as its seat, with every console
+    message about the Content-Security-Policy collected in ``page.csp``."""
+    page = new_page(browser, 1280, 800, lang=lang)
+    page.csp = []
+    page.on(
+        "console",
+        lambda m: page.csp.append(m.text) if "Content Security Policy" in m.text else None,
+    )
+    page.goto(server.base + "/learn")  # same origin: give the page the seat's token
+    page.evaluate(f"localStorage.setItem('sk.token.{finished['table_id']}', '{finished['token']}')")
+    return page
+
+
+def test_rating_bars_obey_the_csp_and_russian_moves_use_russian_letters(
+    browser: Any, server: ServerProcess, finished: dict[str, Any]
+) -> None:
+    """Issue 21 items 8 and 5: the bars were inline style attributes, which the
+    site's CSP (style-src 'self') refuses: a console error per bar and no bar to
+    see.  And the moves read «Д♠», never «Q♠», in Russian."""
+    page = open_analysis(browser, server, finished, "ru")
+    page.goto(server.base + f"/analysis?table={finished['table_id']}&hand=1")
+    page.wait_for_selector("#analysis", timeout=60000)
+    texts = [page.inner_text("#app")]
+    widths: list[float] = []
+    for i in range(page.locator(".pk-step[data-step]").count()):
+        page.click(f'.pk-step[data-step="{i}"]')
+        page.wait_for_selector(f'.pk-step.current[data-step="{i}"]')
+        texts.append(page.inner_text("#analysis"))
+        for bar in page.locator("#rating .pk-scorebar-fill").all():
+            box = bar.bounding_box()
+            widths.append(box["width"] if box else 0.0)
+    assert widths, "no rated turn with its moves' bars"
+    assert all(w > 0 for w in widths) and max(widths) > 10  # visible, and sized by the score
+    assert page.locator("[style]").count() == 0  # no inline style anywhere on the page
+    assert page.csp == []
+    text = "\n".join(texts)
+    assert "Т" in text or "Д" in text or "К" in text or "В" in text
+    bad = sorted({line for line in text.splitlines() if LATIN_CARD.search(line)})
+    assert bad == []
+    assert not page.errors
+
+
+def test_worse_shown_only_with_the_servers_evidence_and_proven_marked(
+    browser: Any, server: ServerProcess, finished: dict[str, Any]
+) -> None:
+    """Issue 21 item 9, the page's side: a turn flagged worse whose evidence the
+    server calls not significant (a few samples) is not shown as worse; an estimated
+    worsening reads "probably worse"; a proven one "the result got worse" with the
+    "proven value" tag.  The server's real analysis, with the flags of three rated
+    turns set as the server may send them."""
+    page = open_analysis(browser, server, finished, "en")
+    changed: list[int] = []
+
+    def flag(route: Any) -> None:
+        response = route.fetch()
+        data = response.json()
+        rated = [s for s in data["steps"] if s["rating"]]
+        assert len(rated) >= 3
+        for s in data["steps"]:
+            if s["rating"]:
+                s["rating"].update(worse=False, significant=False)
+        noise, likely, proven = rated[:3]
+        noise["rating"].update(kind="estimate", worse=True, significant=False)
+        likely["rating"].update(kind="estimate", worse=True, significant=True)
+        proven["rating"].update(kind="proven", proven=True, worse=True, significant=True)
+        changed[:] = [noise["index"], likely["index"], proven["index"]]
+        route.fulfill(response=response, json=data)
+
+    page.route("**/api/tables/*/hands/*/analysis*", flag)
+    page.goto(server.base + f"/analysis?table={finished['table_id']}&hand=1")
+    page.wait_for_selector("#analysis", timeout=60000)
+    noise, likely, proven = changed
+    step = lambda i: page.locator(f'.pk-step[data-step="{i}"]')  # noqa: E731
+    assert "worse" not in step(noise).inner_text()
+    assert "worse" not in (step(noise).get_attribute("class") or "")
+    assert "probably worse" in step(likely).inner_text()
+    assert "the result got worse" in step(proven).inner_text()
+    assert page.inner_text("#worse-count") == "2 turns made the result worse."
+    step(noise).click()
+    page.wait_for_selector(f'.pk-step.current[data-step="{noise}"]')
+    assert page.locator("#rating-worse").count() == 0
+    step(proven).click()
+    page.wait_for_selector(f'.pk-step.current[data-step="{proven}"]')
+    assert page.inner_text("#rating-kind") == "proven value"
+    assert page.inner_text("#rating-worse") == "the result got worse"
+    assert not page.errors

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
-import { LANGUAGES, format, pickLanguage, pluralKey, translate } from "../../src/svoi_kozyri/web/static/i18n.js";
+import { LANGUAGES, cardTextIn, format, moveTextIn, pickLanguage, pluralKey, translate } from "../../src/svoi_kozyri/web/static/i18n.js";
 
 const dir = new URL("../../src/svoi_kozyri/web/static/i18n/", import.meta.url);
 const catalogues = Object.fromEntries(LANGUAGES.map((l) => [l, JSON.parse(readFileSync(new URL(`${l}.json`, dir), "utf8"))]));
@@ -100,4 +100,48 @@ test("the language comes from the browser's list, else English", () => {
   assert.equal(pickLanguage(["de", "fr"]), "en");
   assert.equal(pickLanguage([]), "en");
   assert.equal(pickLanguage(undefined), "en");
+});
+
+// issue 21 item 5: a Russian text writes every card with the Russian court letters
+// (В Д К Т, as the cards' corners), so "A" is only ever a seat, never an ace
+test("cards and moves in texts use the court letters of the language", () => {
+  assert.equal(cardTextIn(catalogues, "ru", "AH"), "Т♥");
+  assert.equal(cardTextIn(catalogues, "ru", "QS"), "Д♠");
+  assert.equal(cardTextIn(catalogues, "ru", "JC"), "В♣");
+  assert.equal(cardTextIn(catalogues, "ru", "KD"), "К♦");
+  assert.equal(cardTextIn(catalogues, "ru", "10H"), "10♥");
+  assert.equal(cardTextIn(catalogues, "en", "AH"), "A♥");
+  assert.equal(cardTextIn(catalogues, "ko", "QS"), "Q♠");
+  assert.equal(cardTextIn(catalogues, "ru", ""), "");
+  assert.equal(moveTextIn(catalogues, "ru", "beat 6D lead QS"), translate(catalogues, "ru", "analysis.mv.beatLead", { beat: "6♦", lead: "Д♠" }));
+  assert.equal(moveTextIn(catalogues, "en", "lead AS"), "lead A♠");
+  assert.equal(moveTextIn(catalogues, "ru", "pickup"), translate(catalogues, "ru", "analysis.mv.pickup"));
+  const latin = /[JQKA][♠♥♦♣]/;
+  for (const card of ["JS", "QH", "KD", "AC"]) {
+    for (const move of [`lead ${card}`, `beat ${card}`, `beat ${card} lead ${card}`]) {
+      assert.doesNotMatch(moveTextIn(catalogues, "ru", move), latin, move);
+    }
+  }
+  // the catalogue's own Russian texts (lessons, hints) follow the same rule
+  for (const [key, text] of Object.entries(catalogues.ru)) assert.doesNotMatch(text, latin, `ru: ${key}`);
+});
+
+// issue 21 item 17: a player's name is inserted as it is, so a Russian text may put
+// it only where the nominative is right: as the subject, after a colon or a dot, or
+// after the few reviewed words below ("Ходит Маша", "стол игрока Маша", "как Маша").
+// "владельцу {to}" asked for a dative ("владельцу Маше") that no name can follow.
+test("Russian texts never need a name in an oblique case", () => {
+  const NOMINATIVE_AFTER = new Set(["", "Ходит", "игрока", "как"]);
+  const NUMBERS = new Set(["lobby.live.page"]); // {from} and {to} are numbers there
+  const bad = [];
+  for (const [key, text] of Object.entries(catalogues.ru)) {
+    if (NUMBERS.has(key)) continue;
+    for (const m of text.matchAll(/(\S*)\s*\{(name|who|from|to)\}/g)) {
+      const before = m[1];
+      if (/[:·—(]$/.test(before) || NOMINATIVE_AFTER.has(before)) continue;
+      bad.push(`${key}: «${before} {${m[2]}}»`);
+    }
+  }
+  assert.deepEqual(bad, []);
+  assert.equal(translate(catalogues, "ru", "log.transfer", { from: "Бот D", card: "6♠", to: "Маша (вы)" }), "Бот D отдаёт 6♠ владельцу масти: Маша (вы)");
 });

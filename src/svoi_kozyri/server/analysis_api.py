@@ -863,6 +863,7 @@ async def table_analysis(
         hand=number,
         hands=game.hand_number,
         names={seat_name(i): game.seat_label(i) for i in range(game.n)},
+        bots={seat_name(i): s.bot for i, s in enumerate(game.seats) if s.kind == "bot" and s.bot},
     )
     data.setdefault("budget_ms", ms)
     return data

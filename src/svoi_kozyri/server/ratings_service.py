@@ -15,8 +15,16 @@ the same transaction:
   A bot filling several seats takes the sum of its copies' changes, as in
   :mod:`svoi_kozyri.arena.ratings`, so a match stays zero-sum in ``mu``.
 
-Ratings are shown as the ordinal ``mu - 3 sigma`` (a conservative estimate that
-grows as the system becomes sure of a player), with ``mu`` and ``sigma``.
+Ratings are kept as OpenSkill's ``mu`` and ``sigma``; the conservative ordinal
+``mu - 3 sigma`` (it grows as the system becomes sure of a player) is what ranks
+them.  People read it on a familiar, Elo-like scale, :func:`display_rating`:
+``1500 + 48 * (mu - 3 sigma)``, so a new account reads 1500 and never a negative
+fraction such as -1.57.  48 display points per unit because one ``beta`` (25/6,
+the spread of a player's performance in OpenSkill's model) between two settled
+players is about a 76 % chance of finishing ahead, which Elo writes as 200 points.
+A rating is *provisional* (shown with a "?", as lichess marks Glicko-2 ratings
+with a large deviation) until :data:`PROVISIONAL_GAMES` rated games, unless an
+arena calibration rated it (the bots).
 """
 
 from __future__ import annotations
@@ -47,9 +55,34 @@ MU0 = 25.0
 SIGMA0 = 25.0 / 3.0
 
 
+DISPLAY_BASE = 1500
+"""The display rating of a new account (``mu = 25``, ``sigma = 25/3``: ordinal 0)."""
+DISPLAY_SCALE = 48.0
+"""Display points per unit of the ordinal: 200 per ``beta`` (25/6), as in Elo."""
+PROVISIONAL_GAMES = 10
+"""Rated games after which a rating is no longer marked provisional."""
+
+
 def ordinal(mu: float, sigma: float) -> float:
-    """The displayed rating: ``mu - 3 sigma``."""
+    """The conservative rating: ``mu - 3 sigma``."""
     return mu - 3.0 * sigma
+
+
+def display_rating(mu: float, sigma: float) -> int:
+    """The rating as people read it: ``1500 + 48 (mu - 3 sigma)``, rounded.
+
+    >>> display_rating(MU0, SIGMA0)
+    1500
+    >>> display_rating(20.96, 8.08)  # a new account after one lost game
+    1343
+    """
+    return round(DISPLAY_BASE + DISPLAY_SCALE * ordinal(mu, sigma))
+
+
+def is_provisional(games: int, arena_hands: int = 0) -> bool:
+    """Whether a rating is still provisional: fewer than :data:`PROVISIONAL_GAMES`
+    rated games and no arena calibration."""
+    return games < PROVISIONAL_GAMES and arena_hands == 0
 
 
 def places(measure: list[int], lower_is_better: bool) -> list[int]:
@@ -97,6 +130,16 @@ class RatingRow:
     def ordinal(self) -> float:
         """``mu - 3 sigma``."""
         return ordinal(self.mu, self.sigma)
+
+    @property
+    def display(self) -> int:
+        """The rating on the display scale (:func:`display_rating`)."""
+        return display_rating(self.mu, self.sigma)
+
+    @property
+    def provisional(self) -> bool:
+        """Still provisional (:func:`is_provisional`)."""
+        return is_provisional(self.games, self.arena_hands)
 
 
 class RatingService:
@@ -320,6 +363,7 @@ class RatingService:
                     "mu": float(r.mu_after),
                     "sigma": float(r.sigma_after),
                     "rating": round(ordinal(float(r.mu_after), float(r.sigma_after)), 2),
+                    "display": display_rating(float(r.mu_after), float(r.sigma_after)),
                 }
             )
         return out
@@ -342,6 +386,8 @@ class RatingService:
                 "username": r.username,
                 "bot": bool(r.is_bot),
                 "rating": round(ordinal(float(r.mu), float(r.sigma)), 2),
+                "display": display_rating(float(r.mu), float(r.sigma)),
+                "provisional": is_provisional(int(r.games), int(r.arena_hands or 0)),
                 "mu": round(float(r.mu), 2),
                 "sigma": round(float(r.sigma), 2),
                 "games": int(r.games),

@@ -2,8 +2,10 @@
 // The server sends every step as this viewer saw it (their seat's token from the
 // store, or none for a spectator) with the library's ratings; this page draws the
 // position of the chosen step, the ratings and the turns where the result got worse.
-import { percentText } from "./cards.js";
-import { cardImg, el, getJSON, header, language, moveText, postJSON, startPage, suitsText, t } from "./pagekit.js";
+import { botName, percentText } from "./cards.js";
+// moves in texts with the court letters of the page's language (Д♠ in Russian)
+import { moveText } from "./i18n.js";
+import { cardImg, el, getJSON, header, language, postJSON, startPage, suitsText, t } from "./pagekit.js";
 import { store } from "./store.js";
 
 const params = new URLSearchParams(location.search);
@@ -21,6 +23,46 @@ const state = {
 
 // an estimate's point value never reads as a certainty (">99 %", not "100 %")
 const percent = (x, estimate = false) => percentText(x, language(), estimate);
+
+const SVG = "http://www.w3.org/2000/svg";
+const BAR_WIDTH = 60;
+
+/** A move's score (0..1) as a bar: an SVG whose sizes are attributes, since the
+ * site's CSP (style-src 'self') refuses inline style attributes, and a bar sized
+ * by one would stay invisible and log a console error per row. */
+function scoreBar(score) {
+  const svg = document.createElementNS(SVG, "svg");
+  const width = Math.max(1, Math.round(Math.max(0, Math.min(1, score)) * BAR_WIDTH));
+  for (const [k, v] of Object.entries({ class: "pk-scorebar", width: BAR_WIDTH + 6, height: 10, viewBox: `0 0 ${BAR_WIDTH + 6} 10`, "aria-hidden": "true", focusable: "false" }))
+    svg.setAttribute(k, String(v));
+  const track = document.createElementNS(SVG, "rect");
+  for (const [k, v] of Object.entries({ x: 0, y: 1, width: BAR_WIDTH, height: 8, rx: 3, fill: "#e4e7ec" })) track.setAttribute(k, String(v));
+  const fill = document.createElementNS(SVG, "rect");
+  for (const [k, v] of Object.entries({ class: "pk-scorebar-fill", x: 0, y: 1, width, height: 8, rx: 3, fill: "#2e90fa" })) fill.setAttribute(k, String(v));
+  svg.append(track, fill);
+  return svg;
+}
+
+/** Whether the server proved this turn's values (exact solver), not estimated them:
+ * its `proven` flag where it sends one, else its `kind`. */
+function isProven(r) {
+  if (typeof r.proven === "boolean") return r.proven;
+  return r.kind === "proven";
+}
+
+/** Whether the page may say this turn made the result worse: only when the server
+ * says so and, where it sends a `significant` flag, says the evidence supports it
+ * (a drop inside the sampling noise of a few samples is no mistake). */
+function isWorse(r) {
+  if (!r || !r.worse) return false;
+  if (isProven(r)) return true;
+  return r.significant !== false;
+}
+
+/** The tag of a turn that got worse: proven, or (an estimate) "probably". */
+function worseText(r) {
+  return t(isProven(r) ? "analysis.worse" : "analysis.worseLikely");
+}
 
 /** A rating in words: proven win/draw/loss, or an estimate with its 95 % interval. */
 function ratingText(r) {
@@ -73,7 +115,10 @@ function go(i) {
 
 function seatName(letter) {
   const d = state.data;
-  const name = d.names?.[letter];
+  // a bot seat is worded from its level in the page's language ("лёгкий"), not
+  // the server's English label ("easy bot"), where the server says which bot it is
+  const bot = d.bots?.[letter];
+  const name = bot ? t("table.botLevel", { bot: botName(bot, t) }) : d.names?.[letter];
   const you = d.viewer === letter ? ` (${t("analysis.you")})` : "";
   return name ? `${letter} · ${name}${you}` : `${letter}${you}`;
 }
@@ -123,8 +168,8 @@ function ratingView(step) {
     "div",
     { id: "rating" },
     el("p", {},
-      el("span", { class: `pk-tag ${r.kind === "proven" ? "good" : "est"}` }, t(r.kind === "proven" ? "analysis.proven" : "analysis.estimated")),
-      r.worse ? el("span", { class: "pk-tag bad" }, t("analysis.worse")) : null),
+      el("span", { class: `pk-tag ${isProven(r) ? "good" : "est"}`, id: "rating-kind" }, t(isProven(r) ? "analysis.proven" : "analysis.estimated")),
+      isWorse(r) ? el("span", { class: "pk-tag bad", id: "rating-worse" }, worseText(r)) : null),
     el("p", {}, t("analysis.played", { move: moveText(step.move) }), " ", el("strong", {}, ratingText(r.played))),
     el("p", {}, r.best.move ? t("analysis.best", { move: moveText(r.best.move) }) : t("analysis.bestHidden"), " ", el("strong", {}, ratingText(r.best))),
     r.moves.length
@@ -134,7 +179,7 @@ function ratingView(step) {
           el("tbody", {}, r.moves.map((m) =>
             el("tr", { class: m.move === step.move ? "played" : "" },
               el("td", {}, moveText(m.move)),
-              el("td", {}, el("span", { class: "pk-bar", style: `width:${Math.round(m.score * 60)}px`, "aria-hidden": "true" }), shortRating(m))))))
+              el("td", {}, scoreBar(m.score), " ", shortRating(m))))))
       : null,
     r.hidden ? el("p", { class: "pk-muted" }, t("analysis.hiddenMoves", { count: r.hidden })) : null,
   );
@@ -146,17 +191,17 @@ function stepList() {
     "nav",
     { class: "pk-panel", "aria-label": t("analysis.turns") },
     el("h2", {}, t("analysis.turns")),
-    el("p", { class: "pk-muted", id: "worse-count" }, t("analysis.worseCount", { count: d.worse })),
+    el("p", { class: "pk-muted", id: "worse-count" }, t("analysis.worseCount", { count: d.steps.filter((s) => isWorse(s.rating)).length })),
     el("ol", { class: "pk-steps" },
       d.steps.map((s, i) =>
         el("li", {},
           el("button", {
             type: "button",
-            class: `pk-step${i === state.step ? " current" : ""}${s.rating?.worse ? " worse" : ""}`,
+            class: `pk-step${i === state.step ? " current" : ""}${isWorse(s.rating) ? " worse" : ""}`,
             "aria-current": i === state.step ? "step" : undefined,
             "data-step": String(i),
             onclick: () => go(i),
-          }, `${i + 1}. ${s.seat}: ${moveText(s.move)}`, s.rating?.worse ? ` — ${t("analysis.worse")}` : ""))),
+          }, `${i + 1}. ${s.seat}: ${moveText(s.move)}`, isWorse(s.rating) ? ` — ${worseText(s.rating)}` : ""))),
       el("li", {}, el("button", { type: "button", class: `pk-step${state.step === d.steps.length ? " current" : ""}`, onclick: () => go(d.steps.length) }, t("analysis.end")))),
   );
 }

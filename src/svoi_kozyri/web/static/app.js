@@ -3,6 +3,7 @@
 // Preact components with htm templates, ES modules, no build step.  Text typed
 // by users is only ever rendered as text.
 import { api, TableSocket } from "./api.js";
+import { botName } from "./cards.js";
 import { html, render, useEffect, useRef, useState } from "./html.js";
 import { LANGUAGES, LANGUAGE_NAMES, initI18n, language, onLanguage, setLanguage, t } from "./i18n.js";
 import { Lobby, NameField } from "./lobby.js";
@@ -65,7 +66,7 @@ function JoinPanel({ tableId, view, onJoined }) {
   const title = view.title || (host ? t("lobby.tableOf", { name: host.name }) : tableId);
   return html`<section class="panel join-panel">
     <h1>${t("join.title", { title })}</h1>
-    <ul class="join-seats">${view.seats.map((s) => html`<li>${s.letter}: ${s.kind === "bot" ? t("lobby.seatBot", { bot: s.bot }) : s.taken ? s.name : t("table.freeSeat")}</li>`)}</ul>
+    <ul class="join-seats">${view.seats.map((s) => html`<li>${s.letter}: ${s.kind === "bot" ? t("lobby.seatBot", { bot: botName(s.bot, t) }) : s.taken ? s.name : t("table.freeSeat")}</li>`)}</ul>
     <${NameField} value=${name} onInput=${setName} />
     ${error ? html`<p class="error" role="alert">${error}</p>` : null}
     <div class="row">

@@ -1,6 +1,7 @@
 // A deal's page (/deal?id=..., or /deal?daily for today's deal): everybody's
 // results on the same cards (duplicate play) and a button to play it yourself.
 // The server sends names and outcomes only, never a card.
+import { botName } from "./cards.js";
 import { el, getJSON, header, postJSON, startPage, t } from "./pagekit.js";
 import { store } from "./store.js";
 
@@ -48,6 +49,14 @@ function order(r) {
   return r.outs.map(([s, kind]) => `${s}${kind === "defence" ? "↓" : "↑"}`).join(" ");
 }
 
+/** A seat of a result: the person's name, or a bot's level in the page's language
+ * ("бот · лёгкий"), never the server's English label ("easy bot"). */
+function seatLabel(s) {
+  if (s.kind === "human") return s.name;
+  if (s.bot) return t("table.botLevel", { bot: botName(s.bot, t) });
+  return `${s.name} (${t("deal.bot")})`;
+}
+
 function resultsTable(d) {
   if (!d.results.length) return el("p", { id: "no-results" }, t("deal.noResults"));
   const letters = d.results[0].seats.map((s) => s.seat);
@@ -58,7 +67,7 @@ function resultsTable(d) {
     el("thead", {}, el("tr", {}, letters.map((s) => el("th", { scope: "col" }, t("learn.seat", { seat: s }))), el("th", { scope: "col" }, t("deal.order")), el("th", { scope: "col" }, t("deal.result")), el("th", { scope: "col" }, t("deal.turns")))),
     el("tbody", {}, d.results.map((r) =>
       el("tr", {},
-        r.seats.map((s) => el("td", {}, s.name, s.kind === "human" ? "" : ` (${t("deal.bot")})`)),
+        r.seats.map((s) => el("td", {}, seatLabel(s))),
         el("td", {}, order(r)),
         el("td", {}, outcome(r)),
         el("td", {}, String(r.turns))))),

@@ -62,6 +62,37 @@ export function translate(catalogues, lang, key, params = {}) {
   return key;
 }
 
+const SUIT_SYMBOLS = { S: "♠", H: "♥", D: "♦", C: "♣" };
+
+/** A card in the short form used inside sentences, with the court letters of
+ * `lang`'s catalogue ("QS" -> "Д♠" in Russian, "Q♠" in English), the letters
+ * the corners of that language's cards show.  Every card written in a text goes
+ * through this (or cards.js shortName, which reads the same catalogue keys), so
+ * a Russian line never mixes a Latin "A" (the ace) with the seat letter A. */
+export function cardTextIn(catalogues, lang, card) {
+  if (!card) return "";
+  const rank = String(card).slice(0, -1);
+  const suit = String(card).slice(-1);
+  let shown = rank;
+  if ("JQKA".includes(rank) && rank.length === 1) {
+    const key = `card.short.${rank}`;
+    const text = translate(catalogues, lang, key);
+    if (text !== key) shown = text;
+  }
+  return shown + (SUIT_SYMBOLS[suit] || suit);
+}
+
+/** A move of the notation ("beat 6D lead QS") in words of `lang`: "beat with 6♦, lead Д♠". */
+export function moveTextIn(catalogues, lang, move) {
+  const w = String(move || "").split(" ");
+  const card = (c) => cardTextIn(catalogues, lang, c);
+  if (w[0] === "lead") return translate(catalogues, lang, "analysis.mv.lead", { card: card(w[1]) });
+  if (w[0] === "beat" && w.length === 4)
+    return translate(catalogues, lang, "analysis.mv.beatLead", { beat: card(w[1]), lead: card(w[3]) });
+  if (w[0] === "beat") return translate(catalogues, lang, "analysis.mv.beatOut", { beat: card(w[1]) });
+  return translate(catalogues, lang, "analysis.mv.pickup");
+}
+
 // ---------------------------------------------------------------- the browser side
 
 const catalogues = {};
@@ -130,3 +161,19 @@ export function t(key, params = {}) {
 export function catalogue(lang) {
   return catalogues[lang] || {};
 }
+
+/** A card in the current language ("Д♠" in Russian): see cardTextIn. */
+export function cardText(card) {
+  return cardTextIn(catalogues, current, card);
+}
+
+/** A list of cards in the current language ("10♥ В♠"). */
+export function cardsText(cards) {
+  return (cards || []).map(cardText).join(" ");
+}
+
+/** A move in words of the current language ("beat with 6♦, lead Д♠"). */
+export function moveText(move) {
+  return moveTextIn(catalogues, current, move);
+}
+

@@ -2,7 +2,9 @@
 // learner finds the move.  The server's engine checks every attempt
 // (POST /api/learn/lessons/{id}/try); this page only draws and explains.
 // Progress is remembered in localStorage ("sk.learn.done", a list of lesson ids).
-import { cardImg, cardText, cardsText, el, getJSON, header, postJSON, startPage, suitsText, t } from "./pagekit.js";
+import { cardImg, el, getJSON, header, postJSON, startPage, suitsText, t } from "./pagekit.js";
+// cards in texts with the court letters of the page's language (Д♠ in Russian)
+import { cardText, cardsText } from "./i18n.js";
 
 const STORE = "sk.learn.done";
 const state = { lessons: null, error: null, index: 0, beat: null, feedback: null, busy: false };

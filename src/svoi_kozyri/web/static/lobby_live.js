@@ -103,7 +103,7 @@ export function mountLiveLobby(el) {
       if (stopped || !r.ratings.length) return;
       botLine.replaceChildren(
         `${t("lobby.live.bots", { n: r.players })} `,
-        ...r.ratings.flatMap((b, i) => [i ? " · " : "", h("a", { href: `#/u/${encodeURIComponent(b.username)}` }, b.username), ` ${b.rating.toFixed(1)}`]),
+        ...r.ratings.flatMap((b, i) => [i ? " · " : "", h("a", { href: `#/u/${encodeURIComponent(b.username)}` }, b.username), ` ${b.display ?? b.rating.toFixed(1)}${b.provisional ? "?" : ""}`]),
       );
     })
     .catch(() => {});

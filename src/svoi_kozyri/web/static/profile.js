@@ -1,7 +1,12 @@
 // A player's profile page (#/u/<name>): ratings per player count, the rating
 // history chart (SVG drawn here, no library), results and the games played,
-// each opening its replay view.  Bots are labelled accounts.
+// each with its date, players and the account's result, opening its replay view.
+// Bots are labelled accounts.  Ratings read on the server's Elo-like display scale
+// (1500 for a new account, "?" while provisional; docs/web.md), never as the raw
+// OpenSkill ordinal, whose small negative values mean nothing to a newcomer.
 import { h, request as call, t } from "./accounts_common.js";
+import { botName } from "./cards.js";
+import { language } from "./i18n.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const COLORS = { 2: "#0b5cad", 3: "#c8102e", 4: "#1f7a3f" };
@@ -13,55 +18,100 @@ function s(tag, attrs = {}, ...children) {
   return el;
 }
 
-// One line per player count: rating (mu - 3 sigma) after each rated game.
+/** A point's or rating's value on the display scale (older servers: the ordinal). */
+const shown = (r) => (typeof r.display === "number" ? r.display : r.rating);
+
+/** A rating as shown: "1500?" while provisional, "1623" after. */
+export function ratingLabel(r) {
+  return `${Math.round(shown(r))}${r.provisional ? "?" : ""}`;
+}
+
+/** A date in the page's language. */
+function dateText(seconds) {
+  return new Date(seconds * 1000).toLocaleDateString(language());
+}
+
+// One line per player count: the display rating after each rated game.
 export function historyChart(history, width = 340, height = 180) {
   const series = Object.entries(history).filter(([, pts]) => pts.length);
-  const pad = { l: 34, r: 8, t: 10, b: 22 };
+  const pad = { l: 40, r: 8, t: 10, b: 22 };
   const svg = s("svg", { viewBox: `0 0 ${width} ${height}`, class: "rating-chart", id: "rating-chart", role: "img" });
   svg.append(s("title", {}, t("profile.history")));
   if (!series.length) return svg;
-  const all = series.flatMap(([, pts]) => pts.map((p) => p.rating));
+  const all = series.flatMap(([, pts]) => pts.map(shown));
   let lo = Math.min(...all);
   let hi = Math.max(...all);
-  if (hi - lo < 2) {
-    lo -= 1;
-    hi += 1;
+  if (hi - lo < 40) {
+    lo -= 20;
+    hi += 20;
   }
   const maxN = Math.max(...series.map(([, pts]) => pts.length));
   const x = (i) => pad.l + (maxN <= 1 ? (width - pad.l - pad.r) / 2 : (i * (width - pad.l - pad.r)) / (maxN - 1));
   const y = (v) => pad.t + ((hi - v) * (height - pad.t - pad.b)) / (hi - lo);
   for (const v of [lo, (lo + hi) / 2, hi]) {
     svg.append(s("line", { x1: pad.l, x2: width - pad.r, y1: y(v), y2: y(v), stroke: "#d0d5dd", "stroke-width": 1 }));
-    svg.append(s("text", { x: 2, y: y(v) + 4, "font-size": 10, fill: "#667085" }, v.toFixed(1)));
+    svg.append(s("text", { x: 2, y: y(v) + 4, "font-size": 10, fill: "#667085" }, Math.round(v)));
   }
   svg.append(s("text", { x: pad.l, y: height - 6, "font-size": 10, fill: "#667085" }, `1 … ${maxN} ${t("profile.games_n")}`));
   for (const [n, pts] of series) {
     const color = COLORS[n] || "#333";
-    const d = pts.map((p, i) => `${i ? "L" : "M"}${x(i).toFixed(1)},${y(p.rating).toFixed(1)}`).join(" ");
+    const d = pts.map((p, i) => `${i ? "L" : "M"}${x(i).toFixed(1)},${y(shown(p)).toFixed(1)}`).join(" ");
     svg.append(s("path", { d, fill: "none", stroke: color, "stroke-width": 2, class: `series series-${n}` }));
     pts.forEach((p, i) => {
-      const dot = s("circle", { cx: x(i), cy: y(p.rating), r: 3, fill: color });
-      dot.append(s("title", {}, `${t("profile.players", { n })}: ${p.rating.toFixed(2)}`));
+      const dot = s("circle", { cx: x(i), cy: y(shown(p)), r: 3, fill: color });
+      dot.append(s("title", {}, `${t("profile.players", { n })}: ${Math.round(shown(p))} (${dateText(p.t)})`));
       svg.append(dot);
     });
   }
   return svg;
 }
 
+/** One seat of a game as the list shows it: "B: бот · лёгкий", "A: Ann (вы)". */
+export function seatText(p) {
+  let who;
+  if (p.kind === "bot") who = t("table.botLevel", { bot: botName(p.bot, t) });
+  else if (!p.name) who = t("table.freeSeat");
+  else who = p.you ? t("table.youName", { name: p.name }) : p.name;
+  return `${p.seat}: ${who}`;
+}
+
+/** The account's result in a game: "won", "durak", "draw", "place 2 of 4", "running". */
+export function outcomeText(g) {
+  if (g.outcome === "won") return t("profile.won");
+  if (g.outcome === "lost") return t("profile.lost");
+  if (g.outcome === "draw") return t("profile.draw");
+  if ((g.place ?? null) === null) return t("profile.running");
+  return t("profile.place", { p: g.place, n: g.players });
+}
+
+/** A game's name: its own title, else its host's ("Ann's table", as in the lobby),
+ * never the server's fallback "table <id>". */
+function gameTitle(g) {
+  if (g.title && g.title !== `table ${g.table_id}`) return g.title;
+  const host = (g.lineup || []).find((p) => p.kind === "human" && p.name);
+  return host ? t("lobby.tableOf", { name: host.name }) : t("profile.replay");
+}
+
 function gameRow(g) {
-  const result =
-    (g.place ?? null) === null
-      ? t("profile.running")
-      : `${t("profile.place", { p: g.place, n: g.players })}${g.rated ? ` · ${t("profile.rated")}` : ""}`;
-  const change =
-    (g.rating_change ?? null) === null ? null : h("span", { class: g.rating_change >= 0 ? "tag good" : "tag warn" }, `${g.rating_change >= 0 ? "+" : ""}${g.rating_change.toFixed(2)}`);
+  const delta = typeof g.display_change === "number" ? g.display_change : null;
+  const change = delta === null ? null : h("span", { class: delta >= 0 ? "tag good" : "tag warn" }, `${delta >= 0 ? "+" : "−"}${Math.abs(delta)}`);
+  const lineup = g.lineup || [];
+  // the replay link first: the game's own name opens it
   return h(
     "li",
     { class: "profile-game", "data-table": g.table_id },
-    h("a", { href: g.replay }, g.title),
-    h("span", { class: "muted small" }, ` ${t("profile.players", { n: g.players })} · ${result} `),
+    h("a", { href: g.replay }, gameTitle(g)),
+    h("span", { class: "muted small profile-date" }, ` ${dateText(g.finished ?? g.created)} · `),
+    h("strong", { class: "profile-outcome" }, outcomeText(g)),
+    g.rated ? h("span", { class: "muted small" }, ` · ${t("profile.rated")} `) : " ",
     change,
-    h("span", { class: "muted small" }, ` ${new Date(g.created * 1000).toLocaleDateString()}`),
+    h(
+      "div",
+      { class: "small profile-lineup" },
+      lineup.length
+        ? lineup.map((p, i) => [i ? " · " : "", p.account && !p.you ? h("a", { href: `#/u/${encodeURIComponent(p.account)}` }, seatText(p)) : seatText(p)])
+        : t("profile.players", { n: g.players }),
+    ),
   );
 }
 
@@ -109,12 +159,20 @@ export function profilePage(app, username) {
         ? h(
             "table",
             { id: "profile-ratings", class: "ratings" },
-            h("tr", {}, h("th", {}, ""), h("th", {}, t("profile.rating")), h("th", {}, "μ ± σ"), h("th", {}, t("profile.games_n"))),
+            h("tr", {}, h("th", {}, ""), h("th", {}, t("profile.rating")), h("th", {}, t("profile.games_n"))),
             ...p.ratings.map((r) =>
-              h("tr", { "data-players": r.players }, h("td", {}, t("profile.players", { n: r.players })), h("td", {}, r.rating.toFixed(2)), h("td", {}, `${r.mu.toFixed(1)} ± ${r.sigma.toFixed(1)}`), h("td", {}, r.arena_hands ? `${r.games} · ${t("profile.arena", { n: r.arena_hands })}` : r.games)),
+              h(
+                "tr",
+                { "data-players": r.players },
+                h("td", {}, t("profile.players", { n: r.players })),
+                // the model's own numbers stay one hover away for the curious
+                h("td", { class: "profile-rating", title: `μ ${r.mu.toFixed(1)}, σ ${r.sigma.toFixed(1)}` }, ratingLabel(r), r.provisional ? h("span", { class: "sr-only" }, ` (${t("profile.provisional_short")})`) : null),
+                h("td", {}, r.arena_hands ? `${r.games} · ${t("profile.arena", { n: r.arena_hands })}` : r.games),
+              ),
             ),
           )
         : h("p", { class: "muted" }, t("profile.no_ratings"));
+      const note = h("p", { class: "muted small", id: "rating-note" }, t("profile.rating_note", { n: p.provisional_games ?? 10 }));
       app.replaceChildren(
         h(
           "div",
@@ -123,9 +181,10 @@ export function profilePage(app, username) {
             "section",
             { class: "panel" },
             h("h2", { id: "profile-name" }, p.username, p.bot ? h("span", { class: "tag", id: "bot-badge" }, t("profile.bot")) : null, p.online ? h("span", { class: "tag good" }, t("profile.online")) : null),
-            h("p", { class: "muted small" }, t("profile.joined", { date: new Date(p.created * 1000).toLocaleDateString() }), " · ", t("profile.wins", { w: p.wins, g: p.games })),
+            h("p", { class: "muted small" }, t("profile.joined", { date: dateText(p.created) }), " · ", t("profile.wins", { w: p.wins, g: p.games })),
             h("h3", {}, t("profile.ratings")),
             ratings,
+            p.ratings.length ? note : null,
             ...(Object.keys(p.history).length
               ? [
                   h("h3", {}, t("profile.history")),
