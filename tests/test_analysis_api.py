@@ -4,8 +4,13 @@ and secrecy: no step ever holds a card its viewer could not see at that moment."
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
+import os
+import random
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -13,7 +18,8 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from svoi_kozyri.core import Move, State, format_card, mask_of, observe, parse_card
+from svoi_kozyri.bots.basic import greedy_move
+from svoi_kozyri.core import Game, Move, Rules, State, format_card, mask_of, observe, parse_card
 from svoi_kozyri.records import GameRecord, write_record
 from svoi_kozyri.server import analysis_api
 from svoi_kozyri.server.app import create_app
@@ -83,6 +89,22 @@ def truth(
         copy.apply(ev)
     assert copy.state is not None
     return steps, copy.state
+
+
+def bot_hand(n: int, seed: int) -> tuple[list[analysis_api.Step], State]:
+    """A hand of ``n`` greedy bots: its steps and its end."""
+    game = Game(Rules(num_players=n))
+    assert game.rules.sixes_transfer_public  # (private transfers: see open_turns)
+    start = game.new_hand(seed % n, seed)
+    st = start.copy()
+    rng = random.Random(seed)
+    turns: list[tuple[int, Move]] = []
+    while not st.is_over:
+        seat = st.to_act_seat
+        move = greedy_move(st, rng)
+        turns.append((seat, move))
+        st.push(move, seat)
+    return analysis_api.steps_of(start, turns), st
 
 
 def cards_in(data: Any) -> set[int]:
@@ -298,3 +320,163 @@ def test_bad_records_get_one_clear_error(tmp_path: Path, body: dict[str, Any]) -
         assert r.status_code in (400, 422)
         if r.status_code == 400:
             assert r.json()["code"] in ("bad_record", "bad_seat") and r.json()["message"]
+
+
+# -- what an analysis may cost (issue 20, item 4) and strict bodies (item 10) ---------
+
+
+def full_record(players: int, seed: int) -> str:
+    """A full record (every hand known) of a hand of greedy bots."""
+    _steps, final = bot_hand(players, seed)
+    return write_record(GameRecord.from_state(final))
+
+
+@pytest.fixture
+def fresh(tmp_path: Path) -> Iterator[TestClient]:
+    """A new app with the default analysis limits."""
+    with TestClient(create_app(f"sqlite:///{tmp_path / 'w.db'}")) as client:
+        yield client
+
+
+def test_the_cache_is_keyed_on_the_hand_not_the_budget(
+    fresh: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Asking again with another budget is the same analysis, computed once (a new
+    budget used to start a new 15 s computation for anyone who asked)."""
+    monkeypatch.setattr(analysis_api, "TOTAL_MS", 800.0)
+    text = full_record(3, 5)
+    first = fresh.post("/api/analysis/record", json={"text": text, "ms": 5})
+    assert first.status_code == 200, first.text
+    for ms in (6, 80, 500):
+        again = fresh.post("/api/analysis/record", json={"text": text, "ms": ms})
+        assert again.status_code == 200 and again.json() == first.json()
+    assert analysis_api.analyser_of(fresh.app).computed == 1
+
+
+def _cpu_s(pid: int) -> float:
+    """CPU seconds a process has used (user and system, all its threads)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_one_analysis_at_a_time_per_client_off_the_event_loop(
+    fresh: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While one client's analysis runs: its second one answers 429 at once with
+    Retry-After (it used to wait its turn behind a lock, 15/30/45 s), and the rest
+    of the server answers quickly (the work is in another process)."""
+    monkeypatch.setattr(analysis_api, "TOTAL_MS", 6000.0)
+    text = full_record(4, 7)
+    answers: list[Any] = []
+    worker = threading.Thread(
+        target=lambda: answers.append(
+            fresh.post("/api/analysis/record", json={"text": text, "ms": 500})
+        )
+    )
+    worker.start()
+    analyser = analysis_api.analyser_of(fresh.app)
+    deadline = time.monotonic() + 20
+    while not analyser.running and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert analyser.running, "the analysis started"
+    time.sleep(0.5)  # under way in its worker
+    t0 = time.perf_counter()
+    second = fresh.post("/api/analysis/record", json={"text": text + "\n", "ms": 5})
+    assert time.perf_counter() - t0 < 1.0
+    assert second.status_code == 429 and second.json()["code"] == "analysis_limit"
+    assert int(second.headers["Retry-After"]) >= 1
+    # the server's own process stays nearly idle while a worker process does the work
+    workers = analysis_api.worker_pids()
+    assert workers and os.getpid() not in workers
+    cpu0, busy0 = _cpu_s(os.getpid()), sum(_cpu_s(p) for p in workers)
+    times = []
+    for _ in range(20):
+        t0 = time.perf_counter()
+        assert fresh.get("/healthz").status_code == 200
+        times.append(time.perf_counter() - t0)
+        time.sleep(0.05)
+    cpu, busy = _cpu_s(os.getpid()) - cpu0, sum(_cpu_s(p) for p in workers) - busy0
+    assert analyser.running, "the analysis was running all along"
+    assert busy > 0.1 and cpu < busy / 2, (cpu, busy)
+    times.sort()
+    assert times[len(times) // 2] < 0.05 and times[-1] < 0.5, times
+    worker.join(30)
+    assert answers and answers[0].status_code == 200, answers
+    assert not analyser.busy, "the slot is free again"
+
+
+def test_fresh_analyses_per_client_are_limited(
+    fresh: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past its allowance a client gets 429 with Retry-After; the cache still answers."""
+    monkeypatch.setattr(analysis_api, "TOTAL_MS", 300.0)
+    text = full_record(3, 5)
+    codes = [
+        fresh.post("/api/analysis/record", json={"text": text + "\n" * k, "ms": 5})
+        for k in range(analysis_api.CLIENT_BURST + 1)
+    ]
+    assert [r.status_code for r in codes[:-1]] == [200] * analysis_api.CLIENT_BURST
+    assert codes[-1].status_code == 429 and codes[-1].json()["code"] == "analysis_limit"
+    assert int(codes[-1].headers["Retry-After"]) >= 1
+    cached = fresh.post("/api/analysis/record", json={"text": text, "ms": 5})
+    assert cached.status_code == 200
+
+
+def test_the_queue_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the queue full, a fresh analysis from another client is refused with
+    503 and Retry-After instead of waiting behind the others."""
+    monkeypatch.setattr(analysis_api, "TOTAL_MS", 3000.0)
+    text = full_record(4, 7)
+
+    async def go() -> None:
+        analyser = analysis_api.Analyser(max_pending=1)
+        slow = asyncio.ensure_future(
+            analyser.get(("a",), ["ip:a"], analysis_api.record_job, text, 1, 500.0, None, 3000.0)
+        )
+        for _ in range(2000):
+            if analyser.running or slow.done():
+                break
+            await asyncio.sleep(0.01)
+        assert analyser.running and not slow.done(), "the first analysis is under way"
+        with pytest.raises(analysis_api.Refused) as refused:
+            await analyser.get(("b",), ["ip:b"], analysis_api.record_job, text, 1, 5.0, None, 5.0)
+        assert refused.value.status == 503 and refused.value.code == "analysis_busy"
+        assert int(refused.value.response().headers["Retry-After"]) >= 1
+        assert isinstance(await slow, dict)
+        # the same analysis asked by another client meanwhile shares the computation
+        assert (await analyser.get(("a",), ["ip:b"], analysis_api.record_job))["hand"] == 1
+        assert analyser.computed == 1
+
+    asyncio.run(go())
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        {"hand": "1"},
+        {"hand": 1.0},
+        {"hand": True},
+        {"ms": "60"},
+        {"seat": 0},
+        {"seat": ""},
+        {"extra": 1},
+        {"token": "x"},
+    ],
+    ids=[
+        "hand-str",
+        "hand-float",
+        "hand-bool",
+        "ms-str",
+        "seat-int",
+        "seat-empty",
+        "extra",
+        "token",
+    ],
+)
+def test_record_bodies_are_strict(fresh: TestClient, extra: dict[str, Any]) -> None:
+    """A well-formed record with a field of the wrong type or an unknown field is
+    refused with 422 ``invalid`` (``"1"`` and ``1.0`` used to pass as a hand)."""
+    text = full_record(3, 5)
+    r = fresh.post("/api/analysis/record", json={"text": text, "ms": 5, **extra})
+    assert r.status_code == 422 and r.json()["code"] == "invalid", r.text

@@ -10,7 +10,6 @@ and no answer holds a count of unseen moves."""
 from __future__ import annotations
 
 import json
-import random
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,29 +17,12 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from svoi_kozyri.bots.basic import greedy_move
-from svoi_kozyri.core import Game, Move, Rules, State, observe
+from svoi_kozyri.core import observe
 from svoi_kozyri.server import analysis_api
 from svoi_kozyri.server.app import create_app
-from test_analysis_api import check_secrecy, keys_in, truth
+from test_analysis_api import bot_hand, check_secrecy, keys_in, truth
 
 FAST = {"bot_delay_s": 0, "hand_pause_s": 0, "grace_s": 60}
-
-
-def bot_hand(n: int, seed: int) -> tuple[list[analysis_api.Step], State]:
-    """A hand of ``n`` greedy bots: its steps and its end."""
-    game = Game(Rules(num_players=n))
-    assert game.rules.sixes_transfer_public  # (private transfers: see open_turns)
-    start = game.new_hand(seed % n, seed)
-    st = start.copy()
-    rng = random.Random(seed)
-    turns: list[tuple[int, Move]] = []
-    while not st.is_over:
-        seat = st.to_act_seat
-        move = greedy_move(st, rng)
-        turns.append((seat, move))
-        st.push(move, seat)
-    return analysis_api.steps_of(start, turns), st
 
 
 @pytest.mark.parametrize(("players", "seed"), [(3, 5), (4, 2), (4, 7), (4, 8)])

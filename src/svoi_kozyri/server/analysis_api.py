@@ -55,6 +55,7 @@ import math
 import multiprocessing
 import os
 import random
+import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -624,33 +625,66 @@ def _workers() -> int:
 
 
 _pool: concurrent.futures.ProcessPoolExecutor | None = None
+_pool_done: threading.Event | None = None
 
 
-def _get_pool() -> concurrent.futures.ProcessPoolExecutor | None:
-    """The process's analysis pool (spawned on first use; None where processes
-    cannot be started, then a thread does the work)."""
-    global _pool
-    if _pool is None:
+def _start_pool(n: int) -> tuple[concurrent.futures.ProcessPoolExecutor, threading.Event]:
+    """A pool of ``n`` spawned workers, started from a thread of its own that lives
+    as long as the pool: a worker asks the kernel to kill it when the thread that
+    started it ends (``PR_SET_PDEATHSIG`` follows the thread), and the request's
+    thread may be gone long before the pool (a test client's loop)."""
+    made: list[concurrent.futures.ProcessPoolExecutor] = []
+    failed: list[BaseException] = []
+    ready, done = threading.Event(), threading.Event()
+
+    def keeper() -> None:
         try:
-            n = _workers()
-            _pool = concurrent.futures.ProcessPoolExecutor(
+            pool = concurrent.futures.ProcessPoolExecutor(
                 n,
                 mp_context=multiprocessing.get_context("spawn"),
                 initializer=_worker_init,
                 initargs=(os.getpid(),),
             )
-            for _ in range(n):  # start them now (see bot_runner.BotRunner.move)
-                _pool.submit(os.getpid)
-            atexit.register(_drop_pool)  # before the interpreter tears modules down
+            for _ in range(n):  # every worker starts now, from this thread
+                pool.submit(os.getpid)
+            made.append(pool)
+        except BaseException as e:
+            failed.append(e)
+        finally:
+            ready.set()
+        done.wait()
+
+    threading.Thread(target=keeper, name="analysis-pool", daemon=True).start()
+    ready.wait()
+    if failed:
+        raise failed[0]
+    return made[0], done
+
+
+def _get_pool() -> concurrent.futures.ProcessPoolExecutor | None:
+    """The process's analysis pool (spawned on first use; None where processes
+    cannot be started, then a thread does the work)."""
+    global _pool, _pool_done
+    if _pool is None:
+        try:
+            _pool, _pool_done = _start_pool(_workers())
         except (OSError, ValueError):
             return None
+        atexit.register(_drop_pool)  # before the interpreter tears modules down
     return _pool
+
+
+def worker_pids() -> list[int]:
+    """Process ids of the analysis workers (tests, diagnostics)."""
+    procs = getattr(_pool, "_processes", None) or {}
+    return sorted(int(p) for p in procs)
 
 
 def _drop_pool() -> None:
     """Stop the pool now (running analyses are abandoned)."""
-    global _pool
+    global _pool, _pool_done
     pool, _pool = _pool, None
+    done, _pool_done = _pool_done, None
     if pool is None:
         return
     procs = list((getattr(pool, "_processes", None) or {}).values())
@@ -658,6 +692,8 @@ def _drop_pool() -> None:
     for p in procs:
         with contextlib.suppress(Exception):
             p.terminate()
+    if done is not None:
+        done.set()
 
 
 class Refused(Exception):
@@ -789,12 +825,17 @@ class RecordRequest(BaseModel):
 router = APIRouter()
 
 
-def analyser(request: Request) -> Analyser:
-    """The app's analyser (made on first use)."""
-    found: Analyser | None = getattr(request.app.state, "analyser", None)
+def analyser_of(app: Any) -> Analyser:
+    """The app's analyser (made on first use; a test may set ``app.state.analyser``)."""
+    found: Analyser | None = getattr(app.state, "analyser", None)
     if found is None:
-        found = request.app.state.analyser = Analyser()
+        found = app.state.analyser = Analyser()
     return found
+
+
+def analyser(request: Request) -> Analyser:
+    """The analyser of the request's app."""
+    return analyser_of(request.app)
 
 
 def _clients(request: Request) -> list[str]:
@@ -863,7 +904,6 @@ async def table_analysis(
         hand=number,
         hands=game.hand_number,
         names={seat_name(i): game.seat_label(i) for i in range(game.n)},
-        bots={seat_name(i): s.bot for i, s in enumerate(game.seats) if s.kind == "bot" and s.bot},
     )
     data.setdefault("budget_ms", ms)
     return data
