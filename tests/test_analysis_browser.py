@@ -173,6 +173,8 @@ def test_rating_bars_obey_the_csp_and_russian_moves_use_russian_letters(
     assert page.csp == []
     text = "\n".join(texts)
     assert "Т" in text or "Д" in text or "К" in text or "В" in text
+    # issue 21 item 6: the bot seat by its level in Russian, not the server's "random bot"
+    assert "B · бот · случайный" in text and "random bot" not in text
     bad = sorted({line for line in text.splitlines() if LATIN_CARD.search(line)})
     assert bad == []
     assert not page.errors
