@@ -292,7 +292,6 @@ class Deals:
                             "name": game.seat_label(i),
                             "kind": game.seats[i].kind,
                             "bot": game.seats[i].bot,  # the page words the level
-                            "bot": game.seats[i].bot,  # the page words the level
                         }
                         for i in range(game.n)
                     ],

@@ -74,6 +74,24 @@ function resultsTable(d) {
   );
 }
 
+/** Which bots play the other seats (issue 21, item 7): those of the table the
+ * deal comes from keep their seats, so that the results compare. */
+function botsNote(d) {
+  const bots = (d.seats || []).filter((s) => s.kind === "bot" && s.bot);
+  if (!bots.length) return t("deal.dailyBots");
+  const seats = bots.map((s) => `${s.seat}: ${t("table.botLevel", { bot: botName(s.bot, t) })}`).join(", ");
+  return t("deal.seats", { seats });
+}
+
+/** Why the deal cannot be played now, or null: a deal of a table still being
+ * played waits until that table has finished (its first hands are secret until
+ * then); a deal stored before deals kept their cards cannot be played. */
+function lockNote(d) {
+  if (d.playable === false) return t("error.deal_retired");
+  if (d.locked) return t("error.deal_locked");
+  return null;
+}
+
 function render() {
   const d = state.data;
   const body = [];
@@ -85,13 +103,15 @@ function render() {
         el("h2", {}, d.daily ? t("deal.dailyTitle", { date: d.daily }) : t("deal.title", { id: d.deal_id })),
         el("p", {}, t("deal.about", { players: d.players, dealer: d.dealer })),
         el("p", {}, t("deal.link"), " ", el("a", { href: d.url, id: "deal-link" }, d.url)),
+        el("p", { id: "deal-bots" }, botsNote(d)),
+        lockNote(d) ? el("p", { class: "pk-muted", id: "deal-locked", role: "status" }, lockNote(d)) : null,
         el("form", { class: "pk-row", onsubmit: play },
           el("label", { for: "deal-name" }, t("deal.name")),
           el("input", { id: "deal-name", maxlength: "24", value: store.name(), autocomplete: "nickname" }),
           el("label", { for: "deal-seat" }, t("deal.seat")),
           el("select", { id: "deal-seat" }, seats),
-          el("button", { type: "submit", class: "pk-button primary", id: "deal-play", disabled: state.busy }, t("deal.play")))),
-      el("section", { class: "pk-panel" }, el("h2", {}, t("deal.results")), resultsTable(d)),
+          el("button", { type: "submit", class: "pk-button primary", id: "deal-play", disabled: state.busy || Boolean(lockNote(d)) }, t("deal.play")))),
+      el("section", { class: "pk-panel" }, el("h2", {}, t("deal.results")), el("div", { class: "pk-wide" }, resultsTable(d))),
     );
   } else if (!state.error) body.push(el("p", { class: "pk-intro" }, t("app.loading")));
   document.getElementById("page").replaceChildren(

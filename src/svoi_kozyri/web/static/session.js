@@ -22,7 +22,8 @@ async function load() {
 
 async function share(n) {
   try {
-    const d = await postJSON(`/api/tables/${tableId}/hands/${n}/deal`, {});
+    // while the table runs only its players may share a hand (their seat token)
+    const d = await postJSON(`/api/tables/${tableId}/hands/${n}/deal`, {}, token ? { "X-Seat-Token": token } : {});
     state.shared[n] = d.url;
   } catch (e) {
     state.error = e.message;
@@ -104,7 +105,7 @@ function render() {
             el("a", { href: `/analysis?table=${tableId}&hand=${h.number}` }, t("analysis.open")),
             state.shared[h.number]
               ? el("a", { href: state.shared[h.number] }, state.shared[h.number])
-              : el("button", { type: "button", class: "pk-link", onclick: () => share(h.number) }, t("deal.share"))) : null)))),
+              : token || d.over ? el("button", { type: "button", class: "pk-link", onclick: () => share(h.number) }, t("deal.share")) : null) : null)))),
     );
     if (state.chat) body.push(state.chat.element);
   } else if (!state.error) body.push(el("p", { class: "pk-intro" }, t("app.loading")));
