@@ -195,7 +195,7 @@ def test_worse_shown_only_with_the_servers_evidence_and_proven_marked(
         response = route.fetch()
         data = response.json()
         rated = [s for s in data["steps"] if s["rating"]]
-        assert len(rated) >= 3
+        assert len(rated) >= 4
         for s in data["steps"]:
             if s["rating"]:
                 s["rating"].update(worse=False, significant=False)
@@ -203,13 +203,15 @@ def test_worse_shown_only_with_the_servers_evidence_and_proven_marked(
         noise["rating"].update(kind="estimate", worse=True, significant=False)
         likely["rating"].update(kind="estimate", worse=True, significant=True)
         proven["rating"].update(kind="proven", proven=True, worse=True, significant=True)
-        changed[:] = [noise["index"], likely["index"], proven["index"]]
+        late = rated[3]  # a turn the time ran out for
+        late.update(rating=None, no_rating="time")
+        changed[:] = [noise["index"], likely["index"], proven["index"], late["index"]]
         route.fulfill(response=response, json=data)
 
     page.route("**/api/tables/*/hands/*/analysis*", flag)
     page.goto(server.base + f"/analysis?table={finished['table_id']}&hand=1")
     page.wait_for_selector("#analysis", timeout=60000)
-    noise, likely, proven = changed
+    noise, likely, proven, late = changed
     step = lambda i: page.locator(f'.pk-step[data-step="{i}"]')  # noqa: E731
     assert "worse" not in step(noise).inner_text()
     assert "worse" not in (step(noise).get_attribute("class") or "")
@@ -223,4 +225,7 @@ def test_worse_shown_only_with_the_servers_evidence_and_proven_marked(
     page.wait_for_selector(f'.pk-step.current[data-step="{proven}"]')
     assert page.inner_text("#rating-kind") == "proven value"
     assert page.inner_text("#rating-worse") == "the result got worse"
+    step(late).click()
+    page.wait_for_selector(f'.pk-step.current[data-step="{late}"]')
+    assert "time for this hand ran out" in page.inner_text("#rating")
     assert not page.errors

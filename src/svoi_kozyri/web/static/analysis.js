@@ -161,8 +161,10 @@ function positionView(view) {
 function ratingView(step) {
   const r = step.rating;
   if (!r) {
-    const rated = state.data.rated.includes(step.seat);
-    return el("p", { class: "pk-muted", id: "rating" }, rated ? t("analysis.noChoice") : t("analysis.notRated"));
+    // why there is none, as the server says (older servers: from the rated seats)
+    const why = step.no_rating || ((state.data.rated || []).includes(step.seat) ? "no_choice" : "hidden");
+    const key = { no_choice: "analysis.noChoice", time: "analysis.notRatedTime" }[why] || "analysis.notRated";
+    return el("p", { class: "pk-muted", id: "rating" }, t(key));
   }
   return el(
     "div",
