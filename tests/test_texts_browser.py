@@ -227,3 +227,36 @@ def test_profile_shows_display_rating_players_result_and_date(
     assert grant["table_id"] not in text  # the id is in the link, not the words
     assert not errors
     ctx.close()
+
+
+def test_russian_table_log_and_status_write_cards_and_names_plainly(
+    browser: Any, server: ServerProcess
+) -> None:
+    """The table in Russian: the sixes handed to their owners read «Бот B отдаёт 6♠
+    владельцу масти: Маша (вы)» (the name as it is, no dative), and no card in the
+    log or the status line has a Latin court letter."""
+    grant = post(
+        server,
+        "/api/tables",
+        {
+            "name": "Маша",
+            "config": {
+                "seats": [{"kind": "human"}] + [{"kind": "bot", "bot": "random"}] * 3,
+                "bot_delay_s": 0,
+            },
+        },
+    )
+    page = new_page(browser, 1280, 800, lang="ru")
+    page.goto(server.base + "/learn")  # same origin: give the page the seat's token
+    page.evaluate(f"localStorage.setItem('sk.token.{grant['table_id']}', '{grant['token']}')")
+    page.goto(server.base + f"/#/t/{grant['table_id']}")
+    page.wait_for_selector("#status.mine")  # our turn: the status names the cards
+    page.wait_for_selector("#log li")
+    log = page.inner_text("#log")
+    status = page.inner_text("#status")
+    transfers = [line for line in log.splitlines() if "отдаёт" in line]
+    assert transfers, log  # 4 players, 4 owned suits: sixes change hands
+    assert all("владельцу масти: " in line for line in transfers), transfers
+    assert "владельцу Маша" not in log
+    assert LATIN_CARD.findall(log + "\n" + status) == [], (log, status)
+    assert not page.errors
