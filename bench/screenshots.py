@@ -2,10 +2,11 @@
 
 Starts the server on a temporary SQLite database (fixed seed, so the deal is
 the same every run), drives Debian's chromium through Playwright and writes
-PNGs of the lobby, the table on your turn, the hint with its rating, the table
-chat, the two-card turn's second step, the end of a hand, the analysis of that
-hand, the replay and the tutorial, at 1280x800 and 390x844, in English and
-Russian::
+PNGs of the lobby, the set-up form, the table on your turn, the hint with its
+rating, the table chat, the two-card turn's second step, the end of a hand, the
+analysis of that hand, the replay, the tutorial, a 25-card hand (a crafted view
+over a routed socket: no deal starts with one) and the end of a session with its
+*Play again*, at 1280x800 and 390x844, in English and Russian::
 
     .venv/bin/python bench/screenshots.py            # writes docs/img/*.png
     .venv/bin/python bench/screenshots.py --out DIR --lang en
@@ -17,6 +18,8 @@ pure-Python build).
 from __future__ import annotations
 
 import argparse
+import json
+import re
 import shutil
 import sys
 import tempfile
@@ -35,17 +38,25 @@ def _wait_my_turn(page: Any, timeout: float = 30_000) -> bool:
     return page.locator("#status.mine").count() > 0 and page.locator("#hand-over").count() == 0
 
 
+def _pick_up(page: Any) -> None:
+    # a pickup of six cards or more asks first
+    many = int(re.sub(r"\D", "", page.inner_text("#pickup-btn"))) >= 6
+    page.click("#pickup-btn")
+    if many:
+        page.click("#pickup-confirm")
+
+
 def _take_turn(page: Any, prefer_pickup: bool = False) -> None:
     before = page.get_attribute("#table", "data-version")
     legal = page.locator("#hand .card.legal")
     if prefer_pickup and page.locator("#pickup-btn").count():
-        page.click("#pickup-btn")
+        _pick_up(page)
     elif legal.count():
         legal.first.click(position=CORNER)
         if page.locator("#hand .card.selected").count():
             page.locator("#hand .card.legal:not(.selected)").first.click(position=CORNER)
     else:
-        page.click("#pickup-btn")
+        _pick_up(page)
     # a CSS selector, not a JavaScript predicate: the page's CSP forbids eval
     page.wait_for_selector(
         f"#table:not([data-version='{before}']), #hand-over, #session-over", state="attached"
@@ -80,6 +91,9 @@ def shoot(base: str, out: Path, lang: str, size: str, browser: Any) -> list[Path
     snap("lobby")
     # a table against three bots, bots instant, so the shots come quickly
     page.click("#new-table summary")
+    page.wait_for_selector("#rule-variant option", state="attached")
+    page.wait_for_timeout(200)
+    snap("setup")
     page.select_option("#bot_delay", "0")
     page.fill("#length", "2")  # the first hand's end shows the countdown to the next
     page.click("#create-btn")
@@ -139,8 +153,114 @@ def shoot(base: str, out: Path, lang: str, size: str, browser: Any) -> list[Path
     page.locator(".pk-lessons li button").nth(1).click()
     page.wait_for_timeout(300)
     snap("learn")
+    # a 25-card hand, on a table whose socket answers with a crafted view
+    page.route_web_socket(lambda url: "/ws/" in url, _big_hand_socket)
+    page.evaluate("localStorage.setItem('sk.token.bighand', 'x')")
+    page.goto(f"{base}/#/t/bighand")
+    page.wait_for_selector("#hand .card")
+    page.wait_for_timeout(300)
+    snap("hand25")
+    ctx.close()
+    # the end of a session: one hand against one bot, then the banner's Play again
+    ctx = browser.new_context(
+        viewport={"width": w, "height": h}, locale=lang, reduced_motion="reduce"
+    )
+    ctx.add_init_script(f"localStorage.setItem('sk.lang', '{lang}')")
+    page = ctx.new_page()
+    page.goto(base + "/")
+    page.wait_for_selector("#play-now")
+    page.fill("#player-name", "Anna" if lang != "ru" else "Аня")
+    page.click("#new-table summary")
+    page.select_option("#players", "2")
+    page.select_option("#bot_delay", "0")
+    page.fill("#length", "1")
+    page.click("#create-btn")
+    page.wait_for_selector("#table")
+    while _wait_my_turn(page, 60_000):
+        _take_turn(page)
+    page.wait_for_selector("#session-over #rematch-btn")
+    page.wait_for_timeout(600)
+    snap("session-over")
     ctx.close()
     return files
+
+
+def _big_hand_socket(ws: Any) -> None:
+    """The server's side of a table socket that shows a 25-card hand on its turn."""
+    deck = [r + s for s in "SHDC" for r in ["6", "7", "8", "9", "10", "J", "Q", "K", "A"]]
+    hand = deck[:18] + ["6D", "7D", "8D", "10D", "6C", "7C", "8C"]
+    pile = ["9D", "JD"]
+    seat = {"taken": True, "connected": True, "standin": False, "known": [], "out": None}
+    view = {
+        "table_id": "bighand",
+        "title": "",
+        "status": "playing",
+        "version": 3,
+        "viewer": 0,
+        "rules": {"num_players": 2},
+        "turn_timer_s": None,
+        "grace_s": 60.0,
+        "hand_pause_s": 3.0,
+        "paused": False,
+        "seats": [
+            {
+                **seat,
+                "seat": 0,
+                "letter": "A",
+                "name": "Anna",
+                "kind": "human",
+                "bot": None,
+                "suits": "SH",
+                "hand_size": 25,
+            },
+            {
+                **seat,
+                "seat": 1,
+                "letter": "B",
+                "name": "bot",
+                "kind": "bot",
+                "bot": "medium",
+                "suits": "DC",
+                "hand_size": 9,
+            },
+        ],
+        "hand": {
+            "number": 1,
+            "dealer": 1,
+            "hand": hand,
+            "open_hands": None,
+            "pile": pile,
+            "pile_size": 2,
+            "pile_full": True,
+            "top": "JD",
+            "to_act": 0,
+            "mode": "beat",
+            "legal": [f"beat {c}" for c in hand if c[-1] in "SH" or c in ("QD", "KD", "AD")]
+            + ["pickup"],
+            "pickup_count": 2,
+            "log": [],
+            "log_start": 0,
+            "transfers": [],
+            "result": None,
+            "deadline_s": None,
+            "out_order": [],
+        },
+        "session": {
+            "mode": "losses",
+            "target": 5,
+            "losses": [0, 0],
+            "points": [0, 0],
+            "hands": [],
+            "hands_start": 0,
+            "hands_played": 0,
+            "over": False,
+            "winners": [],
+            "durak": None,
+        },
+    }
+    ws.on_message(
+        lambda m: ws.send(json.dumps({"type": "state", "view": view})) if '"hello"' in m else None
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

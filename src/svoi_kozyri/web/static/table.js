@@ -297,7 +297,7 @@ function Actions({ view, readOnly, selectedBeat, pending, cancel, confirm, undo,
     ${pending ? html`<button id="confirm-btn" class="primary" onClick=${confirm}>${t("table.confirm", { lead: shortName(pending, t) })}</button>` : null}
     ${pending ? html`<button id="undo-btn" onClick=${undo}>${t("table.undo")}</button>` : null}
     ${selectedBeat && !pending ? html`<button id="cancel-btn" aria-keyshortcuts="Escape" onClick=${cancel}>${t("table.cancel")}</button>` : null}
-    ${myTurn ? html`<button id="hint-btn" aria-keyshortcuts="H" onClick=${askHint}>${t("table.hint")}</button>` : null}
+    ${myTurn && !pending ? html`<button id="hint-btn" aria-keyshortcuts="H" onClick=${askHint}>${t("table.hint")}</button>` : null}
     ${hint ? html`<span class="hint-text" id="hint-text">${t("table.hintIs", { move: describeHint(hint, t) })}</span>` : null}
     ${hint && hintRating ? html`<span class=${`hint-rating small ${hintRating.kind}`} id="hint-rating" data-kind=${hintRating.kind} title=${t("table.hintRating")}>${ratingText(hintRating, t, language())}</span>` : null}
   </div>`;
