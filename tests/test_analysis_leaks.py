@@ -20,7 +20,7 @@ from fastapi.testclient import TestClient
 from svoi_kozyri.core import observe
 from svoi_kozyri.server import analysis_api
 from svoi_kozyri.server.app import create_app
-from test_analysis_api import bot_hand, check_secrecy, keys_in, truth
+from test_analysis_api import bot_hand, check_secrecy, keys_in, no_client_limit, truth
 
 FAST = {"bot_delay_s": 0, "hand_pause_s": 0, "grace_s": 60}
 
@@ -59,7 +59,7 @@ def four_seats(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[TestC
         TestClient(create_app(f"sqlite:///{tmp / 'w.db'}", seed=5)) as client,
     ):
         mp.setattr(analysis_api, "TOTAL_MS", 1500.0)
-        client.app.state.analyser = analysis_api.Analyser(burst=1000, rate=100.0)  # type: ignore[attr-defined]
+        no_client_limit(client)
         seats = [{"kind": "human"}] + [{"kind": "bot", "bot": "greedy"}] * 3
         r = client.post(
             "/api/tables",
