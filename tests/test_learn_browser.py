@@ -123,6 +123,9 @@ def test_rules_pages_accessible_with_a_way_back(browser: Any, server: ServerProc
         page = new_page(browser, *size, lang=lang)
         page.goto(server.base + "/rules")
         assert page.url.endswith(f"/rules/{lang}")
+        page.wait_for_selector("#site-header")  # the site's header replaced the static one
         assert axe_violations(page) == []
+        if page.locator("#nav-menu").is_visible():  # a phone: the links are in the menu
+            page.click("#nav-menu")
         page.click("#back-to-lobby")
         page.wait_for_url(server.base + "/")

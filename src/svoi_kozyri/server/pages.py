@@ -4,7 +4,8 @@ pages (learn, analysis, deal, session).
 Why one template: the five documents differ only in their stylesheet, the module
 that builds them and the placeholder shown until it has (the text comes from the
 message catalogues, in the browser); five copies of the same head had to be kept
-in step by hand.
+in step by hand.  Every document links ``header.css``, the style of the site's one
+header (``static/header.js``), before its own stylesheet.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ _TEMPLATE: Final = """<!doctype html>
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1{viewport}">
   <title>Svoi Kozyri</title>
+  <link rel="stylesheet" href="/static/header.css">
   <link rel="stylesheet" href="/static/{css}">
   <link rel="icon" href="/cards/AS.svg" type="image/svg+xml">
 </head>

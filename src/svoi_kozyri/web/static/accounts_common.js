@@ -1,8 +1,8 @@
 // Shared by the account pieces of the web client (account.js, profile.js,
-// lobby_live.js): a DOM builder, HTTP calls that carry the CSRF token, and the
-// strings (keys account.*, profile.*, lobby.live.*).  Self-contained on purpose:
-// the pieces mount into any page (plain DOM or a component's element) without
-// depending on how the rest of the client is built.
+// lobby_live.js): a DOM builder, the client's request helper (api.js, which
+// carries the CSRF token), and the strings (keys account.*, profile.*,
+// lobby.live.*).  The pieces mount into any page (plain DOM or a component's
+// element) without depending on how the rest of the client is built.
 
 // ---------------------------------------------------------------- DOM
 
@@ -24,33 +24,9 @@ export function h(tag, attrs = {}, ...children) {
 
 // ---------------------------------------------------------------- HTTP
 
-/** The CSRF token the server set (cookie sk_csrf, readable by this page only). */
-export function csrfToken() {
-  const m = document.cookie.match(/(?:^|;\s*)sk_csrf=([^;]+)/);
-  return m ? decodeURIComponent(m[1]) : "";
-}
-
-/** A JSON call; state-changing ones send X-CSRF-Token (docs/web.md, security). */
-export async function request(method, path, body, headers = {}) {
-  const all = { "Content-Type": "application/json", ...headers };
-  if (method !== "GET" && csrfToken()) all["X-CSRF-Token"] = csrfToken();
-  const res = await fetch(path, {
-    method,
-    headers: all,
-    credentials: "same-origin",
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const data = await res.json().catch(() => ({}));
-  if (!res.ok) {
-    let msg = data.message;
-    if (!msg && Array.isArray(data.detail)) msg = data.detail.map((d) => `${(d.loc || []).slice(1).join(".")}: ${d.msg}`).join("; ");
-    const err = new Error(msg || `HTTP ${res.status}`);
-    err.code = data.code;
-    err.status = res.status;
-    throw err;
-  }
-  return data;
-}
+// The one request helper of the client (api.js): it sends the CSRF token on every
+// state-changing call and words refusals from the catalogue (docs/web.md).
+export { csrfToken, request } from "./api.js";
 
 // ---------------------------------------------------------------- strings
 

@@ -1,8 +1,7 @@
-// Preact wrappers of the account pieces (account.js, lobby_live.js, profile.js),
-// which render into a plain element: <AccountBar/> in the header, <LiveLobby/> in
-// the lobby, <Profile name=.../> for the #/u/<name> route.
+// Preact wrappers of the account pieces (lobby_live.js, profile.js), which render
+// into a plain element: <LiveLobby/> in the lobby, <Profile name=.../> for the
+// #/u/<name> route.  The account bar lives in the site's header (header.js).
 import { html, useEffect, useRef } from "./html.js";
-import { mountAccountBar } from "./account.js";
 import { mountLiveLobby } from "./lobby_live.js";
 import { profilePage } from "./profile.js";
 
@@ -12,6 +11,5 @@ function Mount({ mount, arg, id }) {
   return html`<div id=${id} ref=${ref}></div>`;
 }
 
-export const AccountBar = () => html`<${Mount} id="account-bar" mount=${(el) => { mountAccountBar(el); }} />`;
 export const LiveLobby = () => html`<${Mount} id="lobby-live" mount=${mountLiveLobby} />`;
 export const Profile = ({ name }) => html`<${Mount} id="profile-page" mount=${profilePage} arg=${name} />`;

@@ -1,33 +1,76 @@
-// HTTP and WebSocket helpers of the web client (see docs/protocol.md).
+// HTTP and WebSocket helpers of the web client (see docs/protocol.md).  The one
+// request helper of every page: the table app, the account pieces
+// (accounts_common.js) and the stand-alone pages (pagekit.js) all call
+// request() here, so every state-changing request carries the CSRF token and
+// every refusal is worded from the page's catalogue the same way.
+import { t } from "./i18n.js";
 
 // The CSRF token the server set (cookie sk_csrf); state-changing requests send it
-// back in X-CSRF-Token (docs/web.md, security model).
-function csrfToken() {
-  const m = document.cookie.match(/(?:^|;\s*)sk_csrf=([^;]+)/);
+// back in X-CSRF-Token (docs/web.md, security model).  Guests have one too (set
+// by GET /api/account/me), logged-in players must send theirs on every POST.
+export function csrfToken() {
+  const m = (globalThis.document?.cookie || "").match(/(?:^|;\s*)sk_csrf=([^;]+)/);
   return m ? decodeURIComponent(m[1]) : "";
 }
 
-async function call(method, path, body, token) {
-  const headers = { "Content-Type": "application/json" };
-  if (token) headers["X-Seat-Token"] = token;
-  if (method !== "GET" && csrfToken()) headers["X-CSRF-Token"] = csrfToken();
-  const res = await fetch(path, {
-    method,
-    headers,
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const data = await res.json().catch(() => ({}));
+/** The words for a refusal in the page's language: the catalogue's `error.<code>`
+ * when there is one; the server's own message (English) only for a code the
+ * catalogue does not know, or a refusal without a code. `tr` is the translator
+ * (the page's t(); a parameter so that the Node tests can pass their own). */
+export function errorText(code, message, status, tr = t) {
+  if (code) {
+    const key = `error.${code}`;
+    const text = tr(key);
+    if (text && text !== key) return text;
+  }
+  if (message) return message;
+  const key = "error.http";
+  const text = tr(key, { status });
+  return text && text !== key ? text : `HTTP ${status}`;
+}
+
+const UNSAFE = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+
+/** A JSON request.  State-changing ones send X-CSRF-Token; when the server
+ * refuses the token (403 csrf: the cookie was lost or belongs to an old
+ * session), the token is fetched again from /api/account/me and the request
+ * sent once more.  A refusal throws an Error whose message is already worded
+ * for the page (errorText) and which keeps the server's `code`, `status` and
+ * `serverMessage`. */
+export async function request(method, path, body, headers = {}) {
+  const send = () => {
+    const all = { "Content-Type": "application/json", ...headers };
+    const csrf = csrfToken();
+    if (UNSAFE.has(method) && csrf) all["X-CSRF-Token"] = csrf;
+    return fetch(path, {
+      method,
+      headers: all,
+      credentials: "same-origin",
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  };
+  let res = await send();
+  let data = await res.json().catch(() => ({}));
+  if (res.status === 403 && data.code === "csrf" && UNSAFE.has(method)) {
+    await fetch("/api/account/me", { credentials: "same-origin" }).catch(() => null);
+    res = await send();
+    data = await res.json().catch(() => ({}));
+  }
   if (!res.ok) {
     let msg = data.message;
     if (!msg && Array.isArray(data.detail)) {
-      msg = data.detail.map((d) => `${d.loc.slice(1).join(".")}: ${d.msg}`).join("; ");
+      msg = data.detail.map((d) => `${(d.loc || []).slice(1).join(".")}: ${d.msg}`).join("; ");
     }
-    const err = new Error(msg || `HTTP ${res.status}`);
+    const err = new Error(errorText(data.code, msg, res.status));
     err.code = data.code;
+    err.status = res.status;
+    err.serverMessage = msg || "";
     throw err;
   }
   return data;
 }
+
+const call = (method, path, body, token) => request(method, path, body, token ? { "X-Seat-Token": token } : {});
 
 export const api = {
   bots: () => call("GET", "/api/bots"),
@@ -40,8 +83,9 @@ export const api = {
   // a 60-second signed link to the record written for the token's seat: the
   // token travels in a header, never in a URL (docs/protocol.md)
   recordLink: (tableId, token) => call("POST", `/api/tables/${tableId}/record-link`, {}, token),
+  // the next session with the same seats, your seat at it (table.js's banner)
+  rematch: (tableId, token) => call("POST", `/api/tables/${tableId}/rematch`, {}, token),
 };
-
 /** Download the table's record as the token's seat sees it (a signed, short-lived link). */
 export async function downloadRecord(tableId, token) {
   const { url } = await api.recordLink(tableId, token);

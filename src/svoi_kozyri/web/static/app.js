@@ -5,9 +5,10 @@
 import { api, TableSocket } from "./api.js";
 import { botName } from "./cards.js";
 import { html, render, useEffect, useRef, useState } from "./html.js";
-import { LANGUAGES, LANGUAGE_NAMES, initI18n, language, onLanguage, setLanguage, t } from "./i18n.js";
-import { Lobby, NameField } from "./lobby.js";
-import { AccountBar, Profile } from "./accounts_mount.js";
+import { createHeader } from "./header.js";
+import { initI18n, language, onLanguage, t } from "./i18n.js";
+import { Lobby, NameField, useAccount } from "./lobby.js";
+import { Profile } from "./accounts_mount.js";
 import { paceMs } from "./motion.js";
 import { store } from "./store.js";
 import { Table } from "./table.js";
@@ -22,36 +23,29 @@ function useHash() {
   return hash;
 }
 
+// The site's one header (header.js, the same on the stand-alone pages), built
+// once and kept: the account form in it keeps what was typed while the app
+// redraws; at a table it takes its compact form.
 function Header({ atTable }) {
-  const [sound, setSound] = useState(store.sound());
-  // at a table on a phone the header must stay one line (the whole turn fits the
-  // screen), so the account bar is left to the lobby there
-  return html`<header class=${atTable ? "top at-table" : "top"}>
-    <a class="brand" href="#/">${t("app.title")} <small>${t("app.tagline")}</small></a>
-    <nav aria-label=${t("nav.main")}>
-      <a href="#/">${t("nav.lobby")}</a>
-      <a href="/rules">${t("nav.rules")}</a>
-      <label class="lang"><span class="sr-only">${t("nav.language")}</span>
-        <select id="lang-select" aria-label=${t("nav.language")} value=${language()} onChange=${(e) => setLanguage(e.target.value)}>
-          ${LANGUAGES.map((l) => html`<option value=${l} selected=${l === language()}>${LANGUAGE_NAMES[l]}</option>`)}
-        </select>
-      </label>
-      <button class=${sound ? "small-btn sound-btn" : "small-btn sound-btn off"} id="sound-toggle" aria-pressed=${sound ? "true" : "false"} onClick=${() => {
-        store.setSound(!sound);
-        setSound(!sound);
-      }}><span class="sound-icon" aria-hidden="true">♪</span><span class="sound-label">${sound ? t("nav.soundOn") : t("nav.soundOff")}</span></button>
-    </nav>
-    <${AccountBar} key=${language()} />
-  </header>`;
+  const ref = useRef(null);
+  const head = useRef(null);
+  useEffect(() => {
+    head.current = createHeader({ inApp: true, atTable, current: atTable ? undefined : "back-to-lobby" });
+    ref.current.replaceChildren(head.current.element);
+    return () => head.current.destroy();
+  }, []);
+  useEffect(() => head.current?.update({ atTable, current: atTable ? undefined : "back-to-lobby" }), [atTable]);
+  return html`<div class="sk-head-slot" ref=${ref}></div>`;
 }
 
 // ---------------------------------------------------------------- a live table
 
 function JoinPanel({ tableId, view, onJoined }) {
+  const user = useAccount();
   const [name, setName] = useState(store.name());
   const [error, setError] = useState("");
   const join = async () => {
-    const n = name.trim();
+    const n = user ? user.username : name.trim();
     if (!n) return setError(t("lobby.nameNeeded"));
     store.setName(n);
     try {
@@ -59,7 +53,7 @@ function JoinPanel({ tableId, view, onJoined }) {
       store.setToken(tableId, grant.token);
       onJoined(grant.token);
     } catch (e) {
-      setError(e.code ? t(`error.${e.code}`) : e.message);
+      setError(e.message); // worded from the catalogue by api.js
     }
   };
   const host = view.seats.find((s) => s.kind === "human" && s.taken);
@@ -67,7 +61,7 @@ function JoinPanel({ tableId, view, onJoined }) {
   return html`<section class="panel join-panel">
     <h1>${t("join.title", { title })}</h1>
     <ul class="join-seats">${view.seats.map((s) => html`<li>${s.letter}: ${s.kind === "bot" ? t("lobby.seatBot", { bot: botName(s.bot, t) }) : s.taken ? s.name : t("table.freeSeat")}</li>`)}</ul>
-    <${NameField} value=${name} onInput=${setName} />
+    <${NameField} value=${name} onInput=${setName} account=${user?.username} />
     ${error ? html`<p class="error" role="alert">${error}</p>` : null}
     <div class="row">
       <button id="join-btn" class="primary" onClick=${join}>${t("join.take")}</button>
@@ -140,7 +134,7 @@ function TablePage({ tableId, watch }) {
           if (v.seats.some((s) => !s.taken)) setNeedJoin(v);
           else setNeedJoin(false);
         })
-        .catch((e) => setError(e.code ? t(`error.${e.code}`) : e.message));
+        .catch((e) => setError(e.message)); // worded from the catalogue by api.js
       return () => {
         stopped = true;
       };

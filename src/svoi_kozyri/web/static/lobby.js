@@ -7,6 +7,7 @@ import { botName } from "./cards.js";
 import { html, useEffect, useState } from "./html.js";
 import { language, t } from "./i18n.js";
 import { store } from "./store.js";
+import { currentUser } from "./account.js";
 import { LiveLobby } from "./accounts_mount.js";
 import { t as accountT } from "./accounts_common.js";
 
@@ -16,11 +17,32 @@ const MORE_RULES = ["after_pickup", "equal_rank_beats", "free_lead_after_defence
 const SPEEDS = [["0", "instant"], ["0.3", "fast"], ["0.8", "normal"], ["1.5", "slow"]];
 const TIMERS = ["", "30", "60", "120"];
 
-export function NameField({ value, onInput }) {
+/** The player's name.  A logged-in player plays under the account's name (the
+ * server uses it anyway), so for them the field shows it and cannot be edited. */
+export function NameField({ value, onInput, account }) {
+  if (account) {
+    return html`<label class="field" for="player-name">${t("lobby.name")}
+      <input id="player-name" value=${account} readonly aria-describedby="player-name-note" />
+      <span class="small muted" id="player-name-note">${t("lobby.accountName", { name: account })}</span>
+    </label>`;
+  }
   return html`<label class="field" for="player-name">${t("lobby.name")}
     <input id="player-name" value=${value} maxlength="24" placeholder=${t("lobby.namePlaceholder")} autocomplete="nickname"
       onInput=${(e) => onInput(e.target.value)} onChange=${(e) => store.setName(e.target.value.trim())} />
   </label>`;
+}
+
+/** The logged-in account ({username, ...}) or null, kept current: the account
+ * bar (account.js) announces every log-in and log-out with an "sk-account" event. */
+export function useAccount() {
+  const [user, setUser] = useState(currentUser());
+  useEffect(() => {
+    const on = (ev) => setUser(ev.detail || null);
+    window.addEventListener("sk-account", on);
+    setUser(currentUser());
+    return () => window.removeEventListener("sk-account", on);
+  }, []);
+  return user;
 }
 
 function optionLabel(name, value) {
@@ -164,7 +186,11 @@ function TableForm({ bots, options, name, onCreate }) {
 }
 
 export function Lobby() {
-  const [name, setName] = useState(store.name());
+  const user = useAccount();
+  const [typed, setName] = useState(store.name());
+  // logged in, the account's name is the player's name (the server seats the
+  // account under it); a guest's is the one typed
+  const name = user ? user.username : typed;
   const [bots, setBots] = useState({ bots: ["random"], default: "random" });
   const [options, setOptions] = useState(null);
   const [error, setError] = useState("");
@@ -206,11 +232,16 @@ export function Lobby() {
       <h1>${t("lobby.welcome")}</h1>
       <p>${t("lobby.intro")}</p>
       <div class="hero-row">
-        <${NameField} value=${name} onInput=${setName} />
+        <${NameField} value=${typed} onInput=${setName} account=${user?.username} />
         <button class="primary big" id="play-now" disabled=${busy} onClick=${playNow}>${t("lobby.playNow")}</button>
       </div>
       <p class="small muted">${t("lobby.playNowHint", { bot: botName(bots.default, t), count: lossDefault })}</p>
       ${error ? html`<p class="error" role="alert">${error}</p>` : null}
+      <p class="first-steps">${t("lobby.firstSteps")}</p>
+      <p class="row first-steps-links">
+        <a class="button" id="lobby-learn" href="/learn">${t("nav.learn")}</a>
+        <a class="button" id="lobby-daily" href="/deal?daily">${t("nav.daily")}</a>
+      </p>
     </section>
     <section class="panel">
       <${LiveLobby} key=${language()} />

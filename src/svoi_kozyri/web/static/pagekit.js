@@ -1,9 +1,12 @@
-// Shared helpers of the stand-alone pages (learn, analysis, deals, rules): a DOM
+// Shared helpers of the stand-alone pages (learn, analysis, deals, session): a DOM
 // builder that only ever writes text (never HTML), card images with readable
-// names, and the page header with the way back to the lobby and the language
-// switcher.  Every visible string comes from the catalogues through t().
+// names, the site's one header (header.js) and JSON calls through the client's
+// one request helper (api.js).  Every visible string comes from the catalogues
+// through t().
 import { cardName } from "./cards.js";
-import { initI18n, language, LANGUAGE_NAMES, LANGUAGES, onLanguage, setLanguage, t } from "./i18n.js";
+import { request } from "./api.js";
+import { pageHeader } from "./header.js";
+import { initI18n, language, onLanguage, t } from "./i18n.js";
 
 export { t, language, onLanguage };
 
@@ -58,29 +61,14 @@ export function moveText(move) {
   return t("analysis.mv.pickup");
 }
 
-/** The header of a stand-alone page: brand, lobby, learn, rules, language. */
+/** The header of a stand-alone page: the one header of the whole site
+ * (header.js), built once and handed back on every redraw; `current` is the id
+ * of the page's own link ("nav-learn", "nav-daily", ...). */
 export function header(current) {
-  const select = el(
-    "select",
-    { id: "lang-select", "aria-label": t("nav.language") },
-    LANGUAGES.map((code) => el("option", { value: code, selected: code === language() }, LANGUAGE_NAMES[code])),
-  );
-  select.addEventListener("change", () => setLanguage(select.value));
-  const link = (href, key, id) =>
-    el("a", { href, id, "aria-current": current === id ? "page" : undefined }, t(key));
-  return el(
-    "header",
-    { class: "pk-top" },
-    el("a", { class: "pk-brand", href: "/" }, t("app.title")),
-    el(
-      "nav",
-      { "aria-label": t("nav.main") },
-      link("/", "nav.lobby", "nav-lobby"),
-      link("/learn", "learn.title", "nav-learn"),
-      link(`/rules/${language()}`, "nav.rules", "nav-rules"),
-      select,
-    ),
-  );
+  // the deal page is the header's "Daily deal" when it shows today's deal
+  const q = new URLSearchParams(location.search);
+  const daily = current === "nav-deal" && (q.has("daily") || !q.get("id"));
+  return pageHeader(daily ? "nav-daily" : current);
 }
 
 /** Start a page: load the catalogues, then draw with `render()` and again on
@@ -92,18 +80,14 @@ export async function startPage(render) {
   onLanguage(() => render());
 }
 
-/** JSON from the server, or an Error with the server's message. */
+/** JSON from the server through the client's one request helper (api.js):
+ * state-changing requests carry the CSRF token, and a refusal is an Error whose
+ * message is worded from the page's catalogue (its `code` kept). */
 export async function getJSON(path, options = {}) {
-  const res = await fetch(path, options);
-  const data = await res.json().catch(() => ({}));
-  if (!res.ok) throw new Error(data.message || `HTTP ${res.status}`);
-  return data;
+  return request(options.method || "GET", path, options.body, options.headers || {});
 }
 
+/** POST a JSON body (with the CSRF token, see getJSON). */
 export async function postJSON(path, body, headers = {}) {
-  return getJSON(path, {
-    method: "POST",
-    headers: { "Content-Type": "application/json", ...headers },
-    body: JSON.stringify(body),
-  });
+  return request("POST", path, body, headers);
 }
