@@ -201,10 +201,11 @@ export function touchScreen() {
 
 // how many rows the hand may take before it scrolls sideways: as many as fit
 // between the hand's top and the bottom of the screen (the whole turn stays on
-// one screen), at most four on a phone and three on a wide screen
+// one screen), at most four on a phone; a wide screen, which scrolls easily and
+// is played with a mouse, always allows two and at most three
 function maxRows(room, cardWidth, phone) {
   const rows = Math.floor((room - 26 - Math.round(cardWidth * 1.4)) / ROW_STEP) + 1;
-  return Math.max(1, Math.min(phone ? 4 : 3, rows));
+  return phone ? Math.max(1, Math.min(4, rows)) : Math.max(2, Math.min(3, rows));
 }
 
 function Hand({ view, readOnly, selectedBeat, pending, onCard, hint }) {
