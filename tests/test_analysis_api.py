@@ -486,3 +486,35 @@ def test_record_bodies_are_strict(fresh: TestClient, extra: dict[str, Any]) -> N
     text = full_record(3, 5)
     r = fresh.post("/api/analysis/record", json={"text": text, "ms": 5, **extra})
     assert r.status_code == 422 and r.json()["code"] == "invalid", r.text
+
+
+def test_a_killed_worker_costs_one_answer_not_the_service(
+    fresh: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker killed mid-analysis (out of memory, an operator): that request
+    answers 503 with Retry-After, the next one gets a fresh worker."""
+    import signal
+
+    monkeypatch.setattr(analysis_api, "TOTAL_MS", 6000.0)
+    text = full_record(4, 7)
+    answers: list[Any] = []
+    asking = threading.Thread(
+        target=lambda: answers.append(
+            fresh.post("/api/analysis/record", json={"text": text, "ms": 500})
+        )
+    )
+    asking.start()
+    analyser = analysis_api.analyser_of(fresh.app)
+    for _ in range(2000):
+        if analyser.running and analysis_api.worker_pids():
+            break
+        time.sleep(0.01)
+    time.sleep(0.3)
+    for pid in analysis_api.worker_pids():
+        os.kill(pid, signal.SIGKILL)
+    asking.join(30)
+    assert answers and answers[0].status_code == 503, answers
+    assert answers[0].json()["code"] == "analysis_busy" and answers[0].headers["Retry-After"]
+    monkeypatch.setattr(analysis_api, "TOTAL_MS", 300.0)
+    again = fresh.post("/api/analysis/record", json={"text": text + "\n", "ms": 5})
+    assert again.status_code == 200, again.text
