@@ -34,6 +34,7 @@ from svoi_kozyri.server.client import SeatClient
 from svoi_kozyri.server.process import ServerProcess
 
 expect = pytest.importorskip("playwright.sync_api").expect
+expect.set_options(timeout=30_000)  # a loaded 2-core machine: wait, do not give up at 5 s
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(600)]
 

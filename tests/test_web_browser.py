@@ -25,6 +25,7 @@ from svoi_kozyri.server.process import ServerProcess
 from test_phone_layout_browser import HIT_AREAS
 
 expect = pytest.importorskip("playwright.sync_api").expect
+expect.set_options(timeout=30_000)  # a loaded 2-core machine: wait, do not give up at 5 s
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 

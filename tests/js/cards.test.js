@@ -191,4 +191,9 @@ test("handLayout: every card shows HIT px, rows fill up, then the hand scrolls",
   // rows overlap, so a row reaches over the one above, but never past HIT + lifts
   assert.ok(nine.rows.length === 1 || nine.overlap <= Math.round(62 * 1.4) - HIT - 12);
   assert.deepEqual(handLayout(343, 1, 62, 4).rows, [1]);
+  // 25 cards in four rows of 7 are 3 px too wide with 62 px cards: a tenth narrower, no scroll
+  const t25 = handLayout(343, 25, 62, 4);
+  assert.equal(t25.scroll, false);
+  assert.equal(t25.w, 56);
+  assert.ok(t25.step >= HIT);
 });

@@ -99,6 +99,15 @@ export const ROW_STEP = HIT + 12;
  * reaches over the one above; when even `maxRows` rows are wider than the box,
  * `scroll` is true and the hand scrolls sideways instead of shrinking. */
 export function handLayout(width, n, cardWidth, maxRows) {
+  // a few px too wide for its rows: cards a tenth narrower (only the last of a
+  // row shows whole) rather than a hand that scrolls for 3 px
+  const full = layoutWith(width, n, cardWidth, maxRows);
+  if (!full.scroll) return full;
+  const narrow = layoutWith(width, n, Math.round(cardWidth * 0.9), maxRows);
+  return narrow.scroll ? full : narrow;
+}
+
+function layoutWith(width, n, cardWidth, maxRows) {
   const w = cardWidth;
   const h = Math.round(w * 1.4);
   const room = Math.max(w, width - 8);
