@@ -117,9 +117,9 @@ def pages(table: dict[str, Any], lang: str) -> list[tuple[str, str]]:
     ]
 
 
-def check_header(page: Any, where: str) -> None:
+def check_header(page: Any, where: str, account: str = "#account-open") -> None:
     """The one header is there, complete, one line high and inside the screen."""
-    page.wait_for_selector("#site-header #account-open")
+    page.wait_for_selector(f"#site-header {account}")
     m = page.evaluate(MEASURE)
     assert m["headers"] == 1 and m["old"] == 0, (where, m)
     assert m["height"] <= 60, (where, m)  # one line
@@ -179,6 +179,28 @@ def test_the_header_is_one_line_on_desktops_in_every_language(
             for sel in (*LINKS, *CONTROLS):  # no menu needed: all in the line
                 assert page.locator(sel).is_visible(), (name, lang, sel)
         page.context.close()
+
+
+def test_a_long_account_name_keeps_the_header_one_line_on_a_phone(
+    browser: Any, server: ServerProcess, table: dict[str, Any]
+) -> None:
+    """Logged in with a 20-letter name, in the languages with the longest words."""
+    page = new_page(browser, (360, 640))
+    page.goto(server.base + "/#/")
+    page.click("#account-open")
+    page.fill("#account-username", "Abcdefghijklmnopqrst")
+    page.fill("#account-password", PASSWORD)
+    page.click("#register-btn")
+    page.wait_for_selector("#account-name")
+    for lang in ("it", "pt", "ru"):
+        page.evaluate(f"localStorage.setItem('sk.lang', '{lang}')")
+        page.goto("about:blank")  # the app's next load reads the language again
+        for name, path in pages(table, lang):
+            page.goto(server.base + path)
+            page.wait_for_selector(f"html[lang='{lang}']", state="attached")
+            check_header(page, f"{name} {lang} logged in", "#account-name")
+            assert page.locator("#logout-btn").is_visible()
+    page.context.close()
 
 
 def test_learn_and_daily_deal_from_the_first_screen_and_the_table(
