@@ -89,9 +89,10 @@ def test_the_list_of_state_changing_routes_is_complete(tmp_path: Path) -> None:
     """Every state-changing route of the app is exercised below or listed as sent
     by no page: a new one cannot slip past these tests."""
     with make_client(tmp_path) as client:  # started: some routers join at start-up
+        app: Any = client.app
         found = {
             f"{method} {path}"
-            for path, methods in _routes(client.app.routes)
+            for path, methods in _routes(app.routes)
             for method in methods - {"GET", "HEAD", "OPTIONS"}
         }
     assert found == set(ROUTES) | set(NO_PAGE)
