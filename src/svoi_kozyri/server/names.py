@@ -4,7 +4,8 @@ Why: a guest sitting as ``аlice_s`` (Cyrillic ``а``) or ``alice‐s`` (U+2010)
 beside the account ``alice_s`` passes for that player (issue 20, item 12).  Two
 names are the same name when a key of :func:`skeletons` is: NFKC, then each
 character replaced by its TR39 prototype (``а`` -> ``a``, ``‐`` -> ``-``,
-``I`` and ``1`` -> ``l``, ``m`` -> ``rn``) and case folded, in both orders.
+``I`` and ``1`` -> ``l``, ``m`` -> ``rn``) and case folded, in both orders, with
+every word separator (space, dash, underscore, dot) as one.
 The account names are unique in it, a guest cannot sit under an account's
 skeleton, and two seats of one table never share one.
 
@@ -105,9 +106,23 @@ def skeletons(name: str) -> tuple[str, str]:
         if not _in(_IGNORED_RANGES, ch) and unicodedata.category(ch) != "Cf"
     )
     text = " ".join(text.split())
-    folded_first = _map(_map(text.casefold()).casefold())
-    mapped_first = _map(_map(text).casefold())
+    folded_first = _separators(_map(_map(text.casefold()).casefold()))
+    mapped_first = _separators(_map(_map(text).casefold()))
     return folded_first, mapped_first
+
+
+def _separators(text: str) -> str:
+    """Word separators as one: ``alice_s``, ``alice-s``, ``alice‐s``, ``alice.s`` and
+    ``alice s`` pass for each other at a glance (issue 20, item 12 names ``alice‐s``
+    beside ``alice_s``), though TR39 keeps ``_`` and ``-`` apart."""
+    return "".join(
+        "_" if ch in _SEPARATORS or unicodedata.category(ch) in ("Pd", "Pc", "Zs") else ch
+        for ch in text
+    )
+
+
+_SEPARATORS = frozenset("._-\u00b7\u2024\u2027\u30fb")
+"""Dots and middle dots that separate words like the dashes and spaces do."""
 
 
 def looks_alike(a: str, b: str) -> bool:
