@@ -429,6 +429,26 @@ def test_fresh_analyses_per_client_are_limited(
     assert cached.status_code == 200
 
 
+def test_two_servers_on_one_database_share_a_clients_allowance(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--workers N`` must not give a client N allowances (issue 20, item 5): two
+    apps on one database (as two worker processes are) take from one bucket."""
+    monkeypatch.setattr(analysis_api, "TOTAL_MS", 300.0)
+    text = full_record(3, 5)
+    url = f"sqlite:///{tmp_path / 'shared.db'}"
+    with TestClient(create_app(url)) as one, TestClient(create_app(url)) as two:
+        codes = [
+            (one if k % 2 else two).post(
+                "/api/analysis/record", json={"text": text + "\n" * k, "ms": 5}
+            )
+            for k in range(analysis_api.CLIENT_BURST + 1)
+        ]
+    assert [r.status_code for r in codes[:-1]] == [200] * analysis_api.CLIENT_BURST
+    assert codes[-1].status_code == 429 and codes[-1].json()["code"] == "analysis_limit"
+    assert int(codes[-1].headers["Retry-After"]) >= 1
+
+
 def test_the_queue_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     """With the queue full, a fresh analysis from another client is refused with
     503 and Retry-After instead of waiting behind the others."""

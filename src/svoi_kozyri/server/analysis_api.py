@@ -31,7 +31,8 @@ analyses run or wait in one server process (more answer 503 ``analysis_busy``
 with ``Retry-After``); one client (address, and account when logged in) has at
 most one analysis running and :data:`CLIENT_BURST` fresh ones at a time,
 refilled every ``1 / CLIENT_RATE`` s (more answer 429 ``analysis_limit`` with
-``Retry-After``).  Results are cached by what they depend on (the table and
+``Retry-After``; these buckets are rows of the database, shared by every server
+process).  Results are cached by what they depend on (the table and
 hand, or the record's text and hand, and the viewer), never by the requested
 budget, and identical requests in flight share one computation.
 
@@ -60,7 +61,7 @@ import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Annotated, Any, Final
+from typing import TYPE_CHECKING, Annotated, Any, Final
 
 from fastapi import APIRouter, Header, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
@@ -86,6 +87,9 @@ from .guard import RateLimiter, client_key
 from .pages import page_shell
 from .table import SeatInfo, TableError, TableGame
 from .views import hand_view
+
+if TYPE_CHECKING:
+    from .db import Store
 
 DEFAULT_MS = 60.0
 MIN_MS, MAX_MS = 5.0, 500.0
@@ -728,9 +732,14 @@ class Analyser:
         max_pending: int = MAX_PENDING,
         burst: float = CLIENT_BURST,
         rate: float = CLIENT_RATE,
+        store: Store | None = None,
     ) -> None:
         self.max_pending = max_pending
         self.limiter = RateLimiter(burst, rate)
+        self.store = store
+        """Where the per-client buckets live when given: the database, so that
+        ``--workers N`` processes share one allowance per client (issue 20, item 5)
+        instead of giving each client N of them."""
         self.cache: OrderedDict[tuple[Any, ...], dict[str, Any]] = OrderedDict()
         self.running: dict[tuple[Any, ...], asyncio.Task[Any]] = {}
         self.busy: dict[str, int] = {}
@@ -751,6 +760,19 @@ class Analyser:
                 503,
                 max(1, wait * len(self.running) // _workers()),
             )
+        if self.store is not None and self.limiter.rate > 0:
+            buckets = [
+                (f"analysis:{c}"[:120], self.limiter.burst, self.limiter.rate) for c in clients
+            ]
+            left = self.store.take_tokens(buckets, time.time())
+            if left > 0:
+                raise Refused(
+                    "analysis_limit",
+                    "too many analyses from this client: try again later",
+                    429,
+                    max(1, math.ceil(left)),
+                )
+            return
         for c in clients:
             if not self.limiter.allow(c):
                 raise Refused(
@@ -841,7 +863,8 @@ def analyser_of(app: Any) -> Analyser:
     """The app's analyser (made on first use; a test may set ``app.state.analyser``)."""
     found: Analyser | None = getattr(app.state, "analyser", None)
     if found is None:
-        found = app.state.analyser = Analyser()
+        hub = getattr(app.state, "hub", None)
+        found = app.state.analyser = Analyser(store=None if hub is None else hub.store)
     return found
 
 
