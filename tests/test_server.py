@@ -237,6 +237,33 @@ def test_hint_comes_from_a_bot(client: TestClient) -> None:
         assert (r["value"] is not None) == (r["kind"] == "proven")
 
 
+def test_a_hint_is_worked_out_once_per_position(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Asking again and again for a hint of one position costs one computation
+    (each is ~0.3 s of a thread holding the interpreter lock: twenty asks a second
+    used to be twenty computations a second)."""
+    from svoi_kozyri.server import master
+
+    calls: list[int] = []
+    rate = master._hint_rating
+
+    def counted(obs: Any, move: Any) -> Any:
+        calls.append(1)
+        return rate(obs, move)
+
+    monkeypatch.setattr(master, "_hint_rating", counted)
+    g = create(client, [{"kind": "human"}, {"kind": "bot"}], **FAST)
+    with client.websocket_connect(f"/ws/{g['table_id']}") as ws:
+        hello(ws, g["token"])
+        recv_state(ws, my_turn(0))
+        for _ in range(6):
+            ws.send_text(json.dumps({"type": "hint"}))
+        hints = [recv_type(ws, "hint") for _ in range(6)]
+    assert len({h["move"] for h in hints}) == 1
+    assert len(calls) == 1
+
+
 def test_reconnect_keeps_the_seat(client: TestClient) -> None:
     g = create(client, [{"kind": "human"}, {"kind": "bot"}], **FAST)
     with client.websocket_connect(f"/ws/{g['table_id']}") as ws:

@@ -57,6 +57,10 @@ class LiveTable:
     )
     """The version of the last state sent to each connection: an error may name
     only what that state shows (issue 20, item 2)."""
+    hints: dict[int, tuple[int, asyncio.Task[str]]] = field(default_factory=dict)
+    """Per seat, the hint of one version (the message, computed once): asking
+    again for the same position costs nothing (issue 20, item 4's class: a hint
+    is 0.3 s of a thread holding the interpreter lock)."""
 
     @classmethod
     def fresh(cls, game: TableGame) -> LiveTable:

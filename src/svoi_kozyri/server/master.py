@@ -39,6 +39,10 @@ from .table import PendingMove, SeatInfo, TableError, TableGame
 from .transport import Conn, error_text
 from .views import table_view
 
+HINT_SLOTS = 2
+"""Hints worked out at once in one server process: each is about 0.3 s of a
+thread holding the interpreter lock, so more would only slow every table."""
+
 log = logging.getLogger("svoi_kozyri.server")
 
 
@@ -65,6 +69,7 @@ class TableMaster:
         self.bots = bots
         self.rng = rng
         self.actions = 0
+        self._hint_slots = asyncio.Semaphore(HINT_SLOTS)
         self.note: Callable[[str, int], str] | None = None
         """Makes the notification sent with each commit (several processes)."""
         self.appender = store.appender()
@@ -120,14 +125,28 @@ class TableMaster:
             conn.send(error_text("not_your_turn", "a hint is for the player to act"))
             return
         version = game.version
-        agent = make_agent(self.bots.default, seed=self.rng.randrange(1 << 30))
-        obs = observe(st, seat)
-        move = await asyncio.to_thread(agent.choose, obs)
-        rating = await asyncio.to_thread(_hint_rating, obs, move)
+        known = live.hints.get(seat)
+        if known is not None and known[0] == version:
+            task = known[1]  # the same position: the hint computed (or under way) for it
+        else:
+            if known is not None and not known[1].done():
+                conn.send(error_text("hint_busy", "a hint is still being worked out"))
+                return
+            obs = observe(st, seat)
+            task = asyncio.ensure_future(self._hint_text(obs))
+            live.hints[seat] = (version, task)
+        text = await asyncio.shield(task)
         if live.game is game and game.version == version and live.delivered.get(conn) == version:
-            conn.send(
-                ServerHint(move=str(move), bot=self.bots.default, rating=rating).model_dump_json()
-            )
+            conn.send(text)
+
+    async def _hint_text(self, obs: Observation) -> str:
+        """The hint message for ``obs``: the default bot's move and its rating, both
+        computed in a thread, one hint at a time in this process (:data:`HINT_SLOTS`)."""
+        agent = make_agent(self.bots.default, seed=self.rng.randrange(1 << 30))
+        async with self._hint_slots:
+            move = await asyncio.to_thread(agent.choose, obs)
+            rating = await asyncio.to_thread(_hint_rating, obs, move)
+        return ServerHint(move=str(move), bot=self.bots.default, rating=rating).model_dump_json()
 
     # -- changes -------------------------------------------------------------------
 
