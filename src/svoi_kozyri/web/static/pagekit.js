@@ -8,6 +8,9 @@ import { request } from "./api.js";
 import { pageHeader } from "./header.js";
 import { initI18n, language, onLanguage, t } from "./i18n.js";
 
+// Cards and moves in words come from i18n.js, in the page language's court letters
+// (В Д К Т in Russian): one implementation for every page.
+export { cardsText, cardText, moveText } from "./i18n.js";
 export { t, language, onLanguage };
 
 /** Build an element: attributes, onX handlers, and text or element children. */
@@ -28,17 +31,6 @@ export function el(tag, attrs = {}, ...children) {
 
 const SUIT = { S: "♠", H: "♥", D: "♦", C: "♣" };
 
-/** "10H" -> "10♥": short, and read out as rank and suit by screen readers. */
-export function cardText(card) {
-  if (!card) return "";
-  return card.slice(0, -1) + (SUIT[card.slice(-1)] || card.slice(-1));
-}
-
-/** A list of cards as text ("10♥ J♠"). */
-export function cardsText(cards) {
-  return (cards || []).map(cardText).join(" ");
-}
-
 /** Suit letters ("SH") as symbols ("♠♥"). */
 export function suitsText(suits) {
   return [...(suits || "")].map((s) => SUIT[s] || s).join("");
@@ -50,15 +42,6 @@ export function suitsText(suits) {
 export function cardImg(card, cls = "card-img") {
   const src = `/cards/${card}.svg${language() === "ru" ? "?letters=ru" : ""}`;
   return el("img", { class: cls, src, alt: cardName(card, t), width: "60", height: "84" });
-}
-
-/** A move in words ("beat with 6♦, lead Q♠"), from its notation. */
-export function moveText(move) {
-  const w = String(move || "").split(" ");
-  if (w[0] === "lead") return t("analysis.mv.lead", { card: cardText(w[1]) });
-  if (w[0] === "beat" && w.length === 4) return t("analysis.mv.beatLead", { beat: cardText(w[1]), lead: cardText(w[3]) });
-  if (w[0] === "beat") return t("analysis.mv.beatOut", { beat: cardText(w[1]) });
-  return t("analysis.mv.pickup");
 }
 
 /** The header of a stand-alone page: the one header of the whole site
