@@ -92,8 +92,10 @@ def shoot(base: str, out: Path, lang: str, size: str, browser: Any) -> list[Path
     # a table against three bots, bots instant, so the shots come quickly
     page.click("#new-table summary")
     page.wait_for_selector("#rule-variant option", state="attached")
+    page.evaluate("document.getElementById('new-table').scrollIntoView()")  # the form itself
     page.wait_for_timeout(200)
     snap("setup")
+    page.evaluate("window.scrollTo(0, 0)")
     page.select_option("#bot_delay", "0")
     page.fill("#length", "2")  # the first hand's end shows the countdown to the next
     page.click("#create-btn")
@@ -188,7 +190,7 @@ def shoot(base: str, out: Path, lang: str, size: str, browser: Any) -> list[Path
 def _big_hand_socket(ws: Any) -> None:
     """The server's side of a table socket that shows a 25-card hand on its turn."""
     deck = [r + s for s in "SHDC" for r in ["6", "7", "8", "9", "10", "J", "Q", "K", "A"]]
-    hand = deck[:18] + ["6D", "7D", "8D", "10D", "6C", "7C", "8C"]
+    hand = [*deck[:18], "6D", "7D", "8D", "10D", "6C", "7C", "8C"]
     pile = ["9D", "JD"]
     seat = {"taken": True, "connected": True, "standin": False, "known": [], "out": None}
     view = {
