@@ -7,7 +7,9 @@ message) had to be made five times.
 
 from __future__ import annotations
 
+import json
 import shutil
+import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -63,3 +65,15 @@ def chromium() -> Iterator[Any]:
             yield browser
         finally:
             browser.close()
+
+
+def post(server: ServerProcess, path: str, body: dict[str, Any], **headers: str) -> Any:
+    """A JSON request to the test server from outside the browser (a guest with no
+    session, so no CSRF token; ``headers`` such as ``X-Seat-Token``)."""
+    req = urllib.request.Request(
+        server.base + path,
+        data=json.dumps(body).encode(),
+        headers={"Content-Type": "application/json", **headers},
+    )
+    with urllib.request.urlopen(req) as r:
+        return json.loads(r.read())

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import re
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,7 +24,7 @@ from typing import Any
 import pytest
 
 from accounts_support import PASSWORD, make_client
-from browser_support import browser_server, chromium
+from browser_support import browser_server, chromium, post
 from svoi_kozyri.server.process import ServerProcess
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(600)]
@@ -137,18 +136,6 @@ def new_page(browser: Any, lang: str = "en", size: tuple[int, int] = (1280, 800)
     page.errors = []
     page.on("pageerror", lambda e: page.errors.append(str(e)))
     return page
-
-
-def post(server: ServerProcess, path: str, body: dict[str, Any]) -> dict[str, Any]:
-    """A guest's request from outside the browser (no session: no token needed)."""
-    req = urllib.request.Request(
-        server.base + path,
-        data=json.dumps(body).encode(),
-        headers={"Content-Type": "application/json"},
-    )
-    with urllib.request.urlopen(req) as r:
-        data: dict[str, Any] = json.loads(r.read())
-    return data
 
 
 def register(page: Any, server: ServerProcess, username: str) -> None:

@@ -15,14 +15,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from browser_support import browser_server, chromium
+from browser_support import browser_server, chromium, post
 from svoi_kozyri.server.client import SeatClient, low_card_policy
 from svoi_kozyri.server.process import ServerProcess
 
@@ -35,16 +33,6 @@ STATIC = Path(__file__).resolve().parent.parent / "src/svoi_kozyri/web/static"
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     with browser_server(tmp_path_factory, "dealpage", seed=23, rate_limits=False) as srv:
         yield srv
-
-
-def post(server: ServerProcess, path: str, body: dict[str, Any], **headers: str) -> Any:
-    req = urllib.request.Request(
-        server.base + path,
-        data=json.dumps(body).encode(),
-        headers={"Content-Type": "application/json", **headers},
-    )
-    with urllib.request.urlopen(req) as r:
-        return json.loads(r.read())
 
 
 def catalogue(lang: str) -> dict[str, str]:

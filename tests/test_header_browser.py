@@ -17,15 +17,13 @@ wait is on a condition (Playwright's auto-waiting), never a fixed sleep.
 
 from __future__ import annotations
 
-import json
-import urllib.request
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from accounts_support import PASSWORD
-from browser_support import browser_server, chromium
+from browser_support import browser_server, chromium, post
 from svoi_kozyri.server.app import STATIC_DIR
 from svoi_kozyri.server.process import ServerProcess
 
@@ -64,17 +62,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
 def browser(server: ServerProcess) -> Iterator[Any]:
     with chromium() as b:
         yield b
-
-
-def post(server: ServerProcess, path: str, body: dict[str, Any]) -> dict[str, Any]:
-    req = urllib.request.Request(
-        server.base + path,
-        data=json.dumps(body).encode(),
-        headers={"Content-Type": "application/json"},
-    )
-    with urllib.request.urlopen(req) as r:
-        data: dict[str, Any] = json.loads(r.read())
-    return data
 
 
 @pytest.fixture(scope="module")

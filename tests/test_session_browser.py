@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from browser_support import browser_server, chromium
+from browser_support import browser_server, chromium, post
 from svoi_kozyri.server.process import ServerProcess
 from test_learn_browser import axe_violations, new_page
 
@@ -33,17 +33,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
 def browser(server: ServerProcess) -> Iterator[Any]:
     with chromium() as b:
         yield b
-
-
-def post(server: ServerProcess, path: str, body: dict[str, Any]) -> dict[str, Any]:
-    req = urllib.request.Request(
-        server.base + path,
-        data=json.dumps(body).encode(),
-        headers={"Content-Type": "application/json"},
-    )
-    with urllib.request.urlopen(req) as r:
-        data: dict[str, Any] = json.loads(r.read())
-    return data
 
 
 def test_end_of_session_page(browser: Any, server: ServerProcess) -> None:

@@ -11,13 +11,12 @@ from __future__ import annotations
 import json
 import re
 import time
-import urllib.request
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from browser_support import browser_server, chromium
+from browser_support import browser_server, chromium, post
 from svoi_kozyri.server.learn import lessons
 from svoi_kozyri.server.process import ServerProcess
 from test_learn_browser import new_page, play_lesson_move
@@ -38,17 +37,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
 def browser(server: ServerProcess) -> Iterator[Any]:
     with chromium() as b:
         yield b
-
-
-def post(server: ServerProcess, path: str, body: dict[str, Any]) -> dict[str, Any]:
-    req = urllib.request.Request(
-        server.base + path,
-        data=json.dumps(body).encode(),
-        headers={"Content-Type": "application/json"},
-    )
-    with urllib.request.urlopen(req) as r:
-        out: dict[str, Any] = json.loads(r.read())
-    return out
 
 
 def play_to_the_end(server: ServerProcess, table_id: str, token: str) -> None:
