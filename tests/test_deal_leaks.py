@@ -226,6 +226,36 @@ def test_the_attack_after_the_source_finished_the_deal_shares_one_hand_only(
     assert not cards_in(page) and "seed" not in json.dumps(page)
 
 
+def test_a_rematch_deals_from_its_own_seed_and_its_summary_holds_no_card(
+    client: TestClient,
+) -> None:
+    """A rematch copies the table's configuration: nothing of it may derive the
+    old table's shuffles (a shared seed would let a player who kept the old
+    record read every hand of the new session).  Its hands are its own, the
+    summary and the rematch answer hold no card, and every view of the new
+    table keeps the others' cards closed."""
+    src = new_table(client, {"loss_limit": 1})
+    tid = src["table_id"]
+    drive(client, tid, src["token"], lambda v: v["session"]["over"], random.Random(5))
+    source = hub(client).get(tid).game
+    r = client.post(f"/api/tables/{tid}/rematch", headers={"X-Seat-Token": src["token"]})
+    assert r.status_code == 200, r.text
+    grant = r.json()
+    assert not cards_in(grant) and "seed" not in json.dumps(grant)
+    summary = client.get(f"/api/tables/{tid}/summary").json()
+    assert summary["rematch"] == grant["table_id"]
+    assert not cards_in(summary) and "seed" not in json.dumps(summary)
+    msgs = drive(client, grant["table_id"], grant["token"], hand_at_least(1), random.Random(6))
+    again = hub(client).get(grant["table_id"]).game
+    assert again.seed != source.seed
+    old_decks = [ev["deck"] for ev in deal_events(client, tid)]
+    assert all(ev["deck"] not in old_decks for ev in deal_events(client, grant["table_id"]))
+    msgs += drive(
+        client, grant["table_id"], grant["token"], lambda v: v["session"]["over"], random.Random(7)
+    )
+    assert assert_views_keep_secrets(client, grant["table_id"], msgs) > 10
+
+
 def test_sharing_a_finished_hand_twice_or_from_a_deals_table_gives_the_same_deal(
     client: TestClient,
 ) -> None:
