@@ -168,11 +168,20 @@ def shoot(base: str, out: Path, lang: str, size: str, browser: Any) -> list[Path
         viewport={"width": w, "height": h}, locale=lang, reduced_motion="reduce"
     )
     ctx.add_init_script(f"localStorage.setItem('sk.lang', '{lang}')")
+    # an account, so the session is rated and its profile has a game to show
+    user = f"{'Anna' if lang != 'ru' else 'Masha'}_{size[:1]}"
+    csrf = ctx.request.get(base + "/api/account/me").json()["csrf"]
+    ctx.request.post(
+        base + "/api/account/register",
+        data={"username": user, "password": "correct horse battery"},
+        headers={"X-CSRF-Token": csrf},
+    )
     page = ctx.new_page()
     page.goto(base + "/")
     page.wait_for_selector("#play-now")
-    page.fill("#player-name", "Anna" if lang != "ru" else "Аня")
     page.click("#new-table summary")
+    page.wait_for_selector("#rated")
+    page.check("#rated")
     page.select_option("#players", "2")
     page.select_option("#bot_delay", "0")
     page.fill("#length", "1")
@@ -183,6 +192,16 @@ def shoot(base: str, out: Path, lang: str, size: str, browser: Any) -> list[Path
     page.wait_for_selector("#session-over #rematch-btn")
     page.wait_for_timeout(600)
     snap("session-over")
+    # the profile: a rating on the display scale, the game with its players and result
+    for _ in range(100):  # results are recorded every few seconds
+        games = ctx.request.get(f"{base}/api/users/{user}/games").json().get("games", [])
+        if games and games[0].get("outcome"):
+            break
+        page.wait_for_timeout(300)
+    page.goto(f"{base}/#/u/{user}")
+    page.wait_for_selector(".profile-game")
+    page.wait_for_timeout(300)
+    snap("profile")
     ctx.close()
     return files
 

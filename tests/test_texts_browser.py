@@ -208,6 +208,10 @@ def test_profile_shows_display_rating_players_result_and_date(
     row.wait_for()
     text = row.inner_text()
     assert "A: Masha (вы)" in text and "B: бот · случайный" in text, text
+    lineup = row.locator(".profile-lineup").inner_text().strip()
+    assert lineup == "A: Masha (вы) · B: бот · случайный", lineup  # no stray commas
+    axis = page.locator("#rating-chart").text_content() or ""
+    assert "партии 1–1" in axis and "партий" not in axis, axis  # «1 … 1 партий» was wrong
     assert {"won": "победа", "lost": "дурак"}[outcome] in row.locator(
         ".profile-outcome"
     ).inner_text()

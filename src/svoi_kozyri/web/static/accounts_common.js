@@ -15,7 +15,7 @@ export function h(tag, attrs = {}, ...children) {
     else if (k === "class") el.className = v;
     else el.setAttribute(k, v === true ? "" : v);
   }
-  for (const c of children.flat()) {
+  for (const c of children.flat(Infinity)) {
     if (c === null || c === undefined || c === false) continue;
     el.append(c instanceof Node ? c : document.createTextNode(String(c)));
   }
@@ -53,6 +53,7 @@ const EN = {
   "profile.no_ratings": "No rated games yet.",
   "profile.rating": "rating",
   "profile.games_n": "games",
+  "profile.history_axis": "games 1–{n}",
   "profile.history": "Rating history",
   "profile.games": "Games",
   "profile.no_games": "No games yet.",

@@ -52,7 +52,7 @@ export function historyChart(history, width = 340, height = 180) {
     svg.append(s("line", { x1: pad.l, x2: width - pad.r, y1: y(v), y2: y(v), stroke: "#d0d5dd", "stroke-width": 1 }));
     svg.append(s("text", { x: 2, y: y(v) + 4, "font-size": 10, fill: "#667085" }, Math.round(v)));
   }
-  svg.append(s("text", { x: pad.l, y: height - 6, "font-size": 10, fill: "#667085" }, `1 … ${maxN} ${t("profile.games_n")}`));
+  svg.append(s("text", { x: pad.l, y: height - 6, "font-size": 10, fill: "#667085" }, t("profile.history_axis", { n: maxN })));
   for (const [n, pts] of series) {
     const color = COLORS[n] || "#333";
     const d = pts.map((p, i) => `${i ? "L" : "M"}${x(i).toFixed(1)},${y(shown(p)).toFixed(1)}`).join(" ");
