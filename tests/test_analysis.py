@@ -11,9 +11,9 @@ from typer.testing import CliRunner
 
 from svoi_kozyri.bots.analysis import (
     MoveRating,
-    _clearly_worse,
     analyse_position,
     analyse_record,
+    clearly_worse,
     rate_move,
 )
 from svoi_kozyri.bots.rating import Rating, format_rating
@@ -90,14 +90,16 @@ def test_record_analysis_flags_the_blunder() -> None:
 
 def test_only_clear_drops_are_flagged() -> None:
     m = Move.parse("pickup")
-    assert _clearly_worse(MoveRating(m, 1.0, True, 0), MoveRating(m, 0.5, True, 0), 0.1)
-    assert not _clearly_worse(MoveRating(m, 0.5, True, 0), MoveRating(m, 0.5, True, 0), 0.1)
+    assert clearly_worse(MoveRating(m, 1.0, True, 0), MoveRating(m, 0.5, True, 0), 0.1)
+    assert not clearly_worse(MoveRating(m, 0.5, True, 0), MoveRating(m, 0.5, True, 0), 0.1)
     # a 15-point gap on 8 samples each is noise, on 2000 samples it is real
-    assert not _clearly_worse(MoveRating(m, 0.6, False, 8), MoveRating(m, 0.45, False, 8), 0.1)
-    assert _clearly_worse(MoveRating(m, 0.6, False, 2000), MoveRating(m, 0.45, False, 2000), 0.1)
-    assert not _clearly_worse(
-        MoveRating(m, 0.6, False, 2000), MoveRating(m, 0.55, False, 2000), 0.1
-    )
+    assert not clearly_worse(MoveRating(m, 0.6, False, 8), MoveRating(m, 0.45, False, 8), 0.1)
+    assert clearly_worse(MoveRating(m, 0.6, False, 2000), MoveRating(m, 0.45, False, 2000), 0.1)
+    assert not clearly_worse(MoveRating(m, 0.6, False, 2000), MoveRating(m, 0.55, False, 2000), 0.1)
+    # six rollouts each are no evidence, however large the gap looks (issue 21,
+    # item 9: the terminal's analyse flagged such late turns like the web did)
+    assert not clearly_worse(MoveRating(m, 0.95, False, 6), MoveRating(m, 0.05, False, 6), 0.1)
+    assert clearly_worse(MoveRating(m, 0.95, False, 30), MoveRating(m, 0.05, False, 30), 0.1)
 
 
 def test_analyse_cli(tmp_path: Path) -> None:

@@ -180,13 +180,24 @@ class TurnReview:
         )
 
 
-def _clearly_worse(best: MoveRating, played: MoveRating, threshold: float) -> bool:
-    """Proven values: any drop.  Estimates: a drop of at least ``threshold`` that is
-    also more than two standard errors of the difference, so that sampling noise
-    with a small budget is not reported as a mistake."""
+MIN_SAMPLES = 30
+"""An estimate counts as evidence of a worsening only with at least this many
+rollouts behind it (issue 21, item 9: turns with 4 to 7 samples were flagged)."""
+
+
+def clearly_worse(
+    best: MoveRating, played: MoveRating, threshold: float, min_samples: int = MIN_SAMPLES
+) -> bool:
+    """Did the move played make the result worse?  Proven values: any drop.
+    Estimates: only with at least ``min_samples`` rollouts behind each estimated
+    side, a drop of at least ``threshold``, and more than two standard errors of
+    the difference, so that sampling noise with a small budget is not reported
+    as a mistake (the terminal's ``analyse`` and the web analysis share this)."""
     drop = best.score - played.score
     if best.proven and played.proven:
-        return drop > 0
+        return drop > 1e-9
+    if any(not r.proven and r.samples < min_samples for r in (best, played)):
+        return False
     if drop < threshold:
         return False
     var = 0.0
@@ -243,7 +254,7 @@ def analyse_record(
             if ratings:
                 best = ratings[0]
                 played = next((r for r in ratings if r.move == move), None)
-                if played is not None and _clearly_worse(best, played, threshold):
+                if played is not None and clearly_worse(best, played, threshold):
                     out.append(TurnReview(i, seat, played, best))
         before = after
     return out

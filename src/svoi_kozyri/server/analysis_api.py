@@ -67,7 +67,7 @@ from fastapi import APIRouter, Header, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..bots.analysis import MoveRating
+from ..bots.analysis import MoveRating, clearly_worse
 from ..bots.search.common import Budget, policy
 from ..bots.search.pimc import pimc_values
 from ..bots.search.solver import Solver, open_state
@@ -159,23 +159,9 @@ def _interval(r: MoveRating) -> tuple[float, float] | None:
 
 
 def got_worse(best: MoveRating, played: MoveRating) -> bool:
-    """Did the move played make the result worse?  Proven values: any drop.
-    Estimates: only with at least :data:`MIN_SAMPLES` rollouts behind each
-    estimated side, a drop of at least ``THRESHOLD``, and more than two standard
-    errors of the difference (sampling noise is not reported as a mistake)."""
-    drop = best.score - played.score
-    if best.proven and played.proven:
-        return drop > 1e-9
-    if any(not r.proven and r.samples < MIN_SAMPLES for r in (best, played)):
-        return False
-    if drop < THRESHOLD:
-        return False
-    var = sum(
-        max(r.score * (1 - r.score), 0.05) / r.samples
-        for r in (best, played)
-        if not r.proven and r.samples
-    )
-    return drop > 2 * math.sqrt(var)
+    """Did the move played make the result worse?  :func:`clearly_worse` with
+    this module's :data:`THRESHOLD` and :data:`MIN_SAMPLES`."""
+    return clearly_worse(best, played, THRESHOLD, MIN_SAMPLES)
 
 
 def _rating_json(r: MoveRating) -> dict[str, Any]:
