@@ -7,7 +7,9 @@ STAMP  := $(VENV)/.installed-stamp
 BUILD  := $(VENV)/.built-stamp
 # The compiled sources, read from setup.py's COMPILED list (one place for both).
 COMPILED_SRC := setup.py $(shell grep -o '"src/svoi_kozyri/[^"]*\.py"' setup.py | tr -d '"')
-SCENARIOS ?= ../shared/scenarios
+# The team's rules scenarios when they are beside the clone, else the copy the
+# repository keeps as its own test data (tests/data/shared-scenarios).
+SCENARIOS ?= $(if $(wildcard ../shared/scenarios),../shared/scenarios,tests/data/shared-scenarios)
 
 NODE_STAMP := node_modules/.installed-stamp
 

@@ -17,8 +17,10 @@ from pathlib import Path
 
 import pytest
 
+from conftest import SCENARIOS_DIR
+
 ROOT = Path(__file__).resolve().parents[1]
-SCENARIOS = ROOT.parent / "shared" / "scenarios"
+SCENARIOS = SCENARIOS_DIR
 #: The modules setup.py compiles, read from setup.py itself so the list cannot drift.
 COMPILED = [
     p.removeprefix("src/").removesuffix(".py").replace("/", ".")

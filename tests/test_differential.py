@@ -38,11 +38,12 @@ from svoi_kozyri.scenarios import run_paths, run_scenario
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import reference_model as rm
+from conftest import SCENARIOS_DIR
 from svoi_kozyri.notation import position_from_text
 
 HERE = Path(__file__).resolve().parent
 SCENARIO_DIR = HERE / "scenarios"
-SHARED_SCENARIOS = HERE.parents[1] / "shared" / "scenarios"
+SHARED_SCENARIOS = SCENARIOS_DIR
 
 
 # ---- random option combinations ------------------------------------------------

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import random
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
+from conftest import SCENARIOS_DIR
 from svoi_kozyri.cli.main import app
 from svoi_kozyri.core import (
     LEAD,
@@ -42,7 +42,7 @@ from svoi_kozyri.notation import (
 )
 
 E1 = "C/D/H/S KS8H9C6C/QSTH6D/6H9DJC/7S6SAH8D - A free - - 0"
-PERFT_FILE = Path(__file__).resolve().parents[2] / "shared" / "scenarios" / "perft.json"
+PERFT_FILE = SCENARIOS_DIR / "perft.json"
 
 
 def e1_state() -> State:

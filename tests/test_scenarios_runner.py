@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from conftest import SHARED
+from conftest import SCENARIOS_DIR
 from svoi_kozyri.cli.main import app
 from svoi_kozyri.scenarios import FORMAT_ID, Outcome, run_paths, run_scenario
 
-SCENARIOS = SHARED / "scenarios"
+SCENARIOS = SCENARIOS_DIR
 
 needs_suite = pytest.mark.skipif(
     not SCENARIOS.is_dir(), reason=f"shared scenario suite not found at {SCENARIOS}"
