@@ -54,7 +54,6 @@ import contextlib
 import hashlib
 import json
 import math
-import multiprocessing
 import os
 import random
 import threading
@@ -85,6 +84,7 @@ from ..core import (
 from ..notation import parse_position
 from .guard import RateLimiter, client_key
 from .pages import page_shell
+from .pools import kill_pool, pool_pids, spawn_pool
 from .table import SeatInfo, TableError, TableGame
 from .views import hand_view
 
@@ -634,15 +634,7 @@ def _start_pool(n: int) -> tuple[concurrent.futures.ProcessPoolExecutor, threadi
 
     def keeper() -> None:
         try:
-            pool = concurrent.futures.ProcessPoolExecutor(
-                n,
-                mp_context=multiprocessing.get_context("spawn"),
-                initializer=_worker_init,
-                initargs=(os.getpid(),),
-            )
-            for _ in range(n):  # every worker starts now, from this thread
-                pool.submit(os.getpid)
-            made.append(pool)
+            made.append(spawn_pool(n, _worker_init, os.getpid()))
         except BaseException as e:
             failed.append(e)
         finally:
@@ -671,8 +663,7 @@ def _get_pool() -> concurrent.futures.ProcessPoolExecutor | None:
 
 def worker_pids() -> list[int]:
     """Process ids of the analysis workers (tests, diagnostics)."""
-    procs = getattr(_pool, "_processes", None) or {}
-    return sorted(int(p) for p in procs)
+    return pool_pids(_pool)
 
 
 def _drop_pool() -> None:
@@ -682,11 +673,7 @@ def _drop_pool() -> None:
     done, _pool_done = _pool_done, None
     if pool is None:
         return
-    procs = list((getattr(pool, "_processes", None) or {}).values())
-    pool.shutdown(wait=False, cancel_futures=True)
-    for p in procs:
-        with contextlib.suppress(Exception):
-            p.terminate()
+    kill_pool(pool)
     if done is not None:
         done.set()
 

@@ -23,7 +23,6 @@ import concurrent.futures
 import contextlib
 import ctypes
 import ctypes.util
-import multiprocessing
 import os
 import signal
 import sys
@@ -33,6 +32,7 @@ import time
 from ..bots import catalogue
 from ..bots.catalogue import make_agent
 from ..core import Move, Observation
+from .pools import kill_pool, pool_pids, spawn_pool
 
 CHEAP_BOTS = catalogue.cheap_bots()
 """Bots fast enough to move on the event loop (the bot catalogue's list)."""
@@ -136,18 +136,7 @@ class BotRunner:
             return str(agent.choose(obs))
         if self._pool is None:
             try:
-                ctx = multiprocessing.get_context("spawn")
-                self._pool = concurrent.futures.ProcessPoolExecutor(
-                    self.workers,
-                    mp_context=ctx,
-                    initializer=die_with_parent,
-                    initargs=(os.getpid(),),
-                )
-                # Start every worker now rather than one per busy moment: a worker
-                # still being spawned when the server is killed dies reading its
-                # start-up pipe and prints a traceback into the server's log.
-                for _ in range(self.workers):
-                    self._pool.submit(os.getpid)
+                self._pool = spawn_pool(self.workers, die_with_parent, os.getpid())
             except (OSError, ValueError):
                 return str(await asyncio.to_thread(agent.choose, obs))
         loop = asyncio.get_running_loop()
@@ -155,9 +144,7 @@ class BotRunner:
 
     def worker_pids(self) -> list[int]:
         """Process ids of the running workers (tests, diagnostics)."""
-        pool = self._pool
-        procs = getattr(pool, "_processes", None) or {}
-        return sorted(int(p) for p in procs)
+        return pool_pids(self._pool)
 
     def stop(self) -> None:
         """Stop the workers and engines now (in-flight moves are abandoned; tables
@@ -166,8 +153,4 @@ class BotRunner:
         pool, self._pool = self._pool, None
         if pool is None:
             return
-        procs = list((getattr(pool, "_processes", None) or {}).values())
-        pool.shutdown(wait=False, cancel_futures=True)
-        for p in procs:
-            with contextlib.suppress(Exception):
-                p.terminate()
+        kill_pool(pool)
