@@ -155,15 +155,24 @@ class Limits:
         return out
 
 
+def _address(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """``host`` as an address (an IPv4-mapped IPv6 one as the IPv4 it maps), or
+    None for anything that is not an address."""
+    try:
+        addr = ipaddress.ip_address(host)
+    except ValueError:
+        return None
+    if isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped is not None:
+        return addr.ipv4_mapped
+    return addr
+
+
 def network_of(client: str) -> str:
     """The network a client address belongs to for the rate limits: its /24
     (IPv4) or /64 (IPv6); anything that is not an address stands for itself."""
-    try:
-        addr = ipaddress.ip_address(client)
-    except ValueError:
+    addr = _address(client)
+    if addr is None:
         return client
-    if isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped is not None:
-        addr = addr.ipv4_mapped
     prefix = 24 if addr.version == 4 else 64
     return str(ipaddress.ip_network(f"{addr}/{prefix}", strict=False))
 
@@ -265,13 +274,8 @@ def parse_proxies(items: Sequence[str]) -> list[Network]:
 
 
 def _in(nets: Sequence[Network], host: str) -> bool:
-    try:
-        addr = ipaddress.ip_address(host)
-    except ValueError:
-        return False
-    if isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped is not None:
-        addr = addr.ipv4_mapped
-    return any(addr in net for net in nets)
+    addr = _address(host)
+    return addr is not None and any(addr in net for net in nets)
 
 
 class TrustedProxyMiddleware:
