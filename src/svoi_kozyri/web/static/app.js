@@ -18,6 +18,10 @@ function useHash() {
   useEffect(() => {
     const on = () => setHash(location.hash || "#/");
     window.addEventListener("hashchange", on);
+    // A change between the first render and this (passive, after-paint) effect fired
+    // no listener: read the hash again, or the app stays on the old route.  Seen on
+    // a loaded machine: a page opened at #/t/<id> and moved to #/ at once kept the table.
+    on();
     return () => window.removeEventListener("hashchange", on);
   }, []);
   return hash;
