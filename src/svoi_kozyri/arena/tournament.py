@@ -34,7 +34,6 @@ from ..bots.external import ExternalAgent
 from ..core import Game, Rules, blind_owners, seat_name
 from .backends import Backend, make_backend
 from .outcomes import HandOutcome
-from .ratings import rate_outcomes
 from .stats import wilson_interval
 
 Progress = Callable[[int], None]
@@ -394,6 +393,8 @@ def _run(
     names = list(dict.fromkeys(s for lu in lineups for s in lu))
     bots = _tally(names, outcomes, n)
     if round_robin:
+        from .ratings import rate_outcomes  # openskill: the [bots] extra
+
         for name, (mu, sigma, ordinal) in rate_outcomes(names, outcomes).items():
             st = bots[name]
             st.mu, st.sigma, st.ordinal = mu, sigma, ordinal

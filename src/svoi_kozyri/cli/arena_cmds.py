@@ -13,6 +13,7 @@ import typer
 
 from ..core import Rules, RulesError, SvoiKozyriError
 from ..core.rules import parse_option_value
+from .extras import install_hint
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -175,12 +176,19 @@ def arena(
     if csv_path is not None:
         check_output_file(csv_path, "--csv")
     check_distinct({"--json": json_path, "--csv": csv_path})
+    if round_robin is not None:
+        try:
+            import openskill  # noqa: F401
+        except ImportError:
+            raise BadInput(
+                f"--round-robin needs the [bots] extra: {install_hint('bots')}"
+            ) from None
     if plot is not None:
         check_output_dir(plot, "--plot")
         try:
             import matplotlib  # noqa: F401
         except ImportError:
-            raise BadInput("--plot needs matplotlib (pip install matplotlib)") from None
+            raise BadInput(f"--plot needs the [plots] extra: {install_hint('plots')}") from None
     from ..arena.backends import make_backend
 
     make_backend(backend, workers=workers, address=address)  # BackendError before any hand

@@ -8,6 +8,8 @@ Bad input of any command ends in one place, :meth:`App.main`: a usage error
 (unknown option, bad number), a :class:`~svoi_kozyri.core.SvoiKozyriError`
 raised for bad input, or an ``OSError`` about a file becomes one line
 ``error: ...`` on standard error and exit status 2, never a traceback.
+A command that needs a missing extra (``serve`` without ``[web]``) says which
+one to install, with exit status 1.
 Commands still check what they can before they start working (so nothing is
 half done), and real bugs are fixed where they arise; this is the last
 resort that keeps the promise of one clear line.
@@ -29,6 +31,7 @@ except ImportError:  # pragma: no cover - older typer on top of click
     from click.exceptions import ClickException, NoArgsIsHelpError  # type: ignore[assignment]
 
 from ..core import SvoiKozyriError
+from .extras import install_hint, missing_extra
 
 COMMAND_MODULES = [
     "engine_cmds",
@@ -98,6 +101,16 @@ class App(TyperGroup):
             typer.echo(f"error: {os_error_text(e)}", err=True)
             sys.exit(BAD_INPUT)
         except BrokenPipeError:
+            sys.exit(1)
+        except ImportError as e:
+            needed = missing_extra(e)
+            if needed is None:
+                raise
+            typer.echo(
+                f"error: this command needs the [{needed}] extra "
+                f"(no module named {e.name!r}): {install_hint(needed)}",
+                err=True,
+            )
             sys.exit(1)
         sys.exit(rv if isinstance(rv, int) else 0)
 
