@@ -29,7 +29,7 @@ COMPILED = [
     "src/svoi_kozyri/bots/search/ismcts.py",
     "src/svoi_kozyri/bots/search/pimc.py",
     "src/svoi_kozyri/bots/search/solver.py",
-    "src/svoi_kozyri/bots/search/alphabeta.py",
+    "src/svoi_kozyri/bots/search/rules2p.py",
     "src/svoi_kozyri/bots/search/reduce.py",
     "src/svoi_kozyri/bots/search/endgame.py",
 ]

@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 import svoi_kozyri
-from svoi_kozyri.bots.search.alphabeta import AlphaBetaSolver
+from alphabeta import AlphaBetaSolver
 from svoi_kozyri.bots.search.common import Budget, policy
 from svoi_kozyri.bots.search.ismcts import ISMCTS
 from svoi_kozyri.bots.search.pimc import pimc_values

@@ -25,19 +25,22 @@ from .._jit import lowest_bit as _lowest_bit
 from .._jit import popcount as _popcount
 from .._jit import prefetch as _prefetch
 from .._jit import unmanaged as _unmanaged
-from ..core import NUM_ACTIONS, NUM_CARDS, PICKUP
+from ..core import FREE, LEAD, NUM_ACTIONS, NUM_CARDS, OVER, PICKUP, RESPOND, Termination
 
-# phases, as in core.game
-_FREE: Final = 0
-_RESPOND: Final = 1
-_LEAD: Final = 2
-_OVER: Final = 3
-#: reason codes of :attr:`VectorGame.reason` (0 while a hand goes on)
-REASONS: Final = ("", "out", "last_card", "repetition", "action_cap")
-_OUT: Final = 1
-_LAST_CARD: Final = 2
-_REPETITION: Final = 3
-_ACTION_CAP: Final = 4
+# The phases, the action numbers and the termination codes are the engine's own:
+# imported, never re-declared (numba reads a module's int globals as compile-time
+# constants).  The phases under the names the kernels and ``vector`` use:
+_FREE: Final = FREE
+_RESPOND: Final = RESPOND
+_LEAD: Final = LEAD
+_OVER: Final = OVER
+#: reason codes of :attr:`VectorGame.reason` (0 while a hand goes on): the
+#: engine's terminations, numbered from 1
+REASONS: Final = ("", *(t.value for t in Termination))
+_OUT: Final = REASONS.index(Termination.OUT)
+_LAST_CARD: Final = REASONS.index(Termination.LAST_CARD)
+_REPETITION: Final = REASONS.index(Termination.REPETITION)
+_ACTION_CAP: Final = REASONS.index(Termination.ACTION_CAP)
 _KIND_LEAD: Final = 0
 _KIND_DEFENCE: Final = 1
 

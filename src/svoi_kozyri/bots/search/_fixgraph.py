@@ -11,8 +11,10 @@ edges a second) in a tenth of the memory.
 
 The algorithm is exactly :meth:`Solver._fixpoint_run`'s (Liu and Smolka's local
 least fixpoint: attacker nodes wait on all their children, defender nodes on one
-child at a time, the pickup first), on the same private transition function
-(:meth:`Solver._child`), with three differences that change no answer: the tables
+child at a time, the pickup first), on the same two-player rules step
+(:meth:`.rules2p.TwoPlayerRules.child`, ported here to the trie piles below: numba
+cannot call the mypyc-compiled original; ``tests/test_solver_differential.py``
+steps both on the same positions), with three differences that change no answer: the tables
 of earlier questions are not consulted (they only prune), a defender's beats are
 ordered when the node is made rather than when its pickup is lost, and the nodes
 waiting on a node are woken in the reverse order.  Positions whose history matters
@@ -46,13 +48,12 @@ from numba import njit
 from ..._jit import lowest_bit as _low
 from ..._jit import popcount as _popcount
 from ..._jit import prefetch, unmanaged
-from ...core.cards import NUM_CARDS, NUM_RANKS
-
-_FREE: Final = 0
-_RESPOND: Final = 1
-_LEAD: Final = 2
-_OVER: Final = 3
-_PICKUP: Final = NUM_CARDS
+from ...core import FREE as _FREE
+from ...core import LEAD as _LEAD
+from ...core import OVER as _OVER
+from ...core import PICKUP as _PICKUP
+from ...core import RESPOND as _RESPOND
+from ...core.cards import NUM_RANKS
 
 #: kernel results
 WON: Final = 1
@@ -226,7 +227,8 @@ def _out_value(R, BEAT, hl, top_code, last, kind_lead):
 
 @njit(cache=True, inline="always")
 def _child(G, R, BEAT, REQ, h0, h1, pid, p, ph, a):
-    """:meth:`Solver._child` on trie piles: (h0, h1, pile, player, phase, out)."""
+    """:meth:`.rules2p.TwoPlayerRules.child` on trie piles: (h0, h1, pile, player,
+    phase, out)."""
     QPAR, QCARD, QLEN, QHT, C = G
     if a == _PICKUP:
         k = REQ[p, QCARD[pid]]
@@ -264,7 +266,8 @@ def _child(G, R, BEAT, REQ, h0, h1, pid, p, ph, a):
 
 @njit(cache=True, inline="always")
 def _order(BEAT, QCARD, h0, h1, pid, p, ph, out, keys):
-    """:meth:`Solver._order` (no table step) into ``out``; returns the count."""
+    """:meth:`.rules2p.TwoPlayerRules.order` (no table step) into ``out``; returns
+    the count."""
     hp = h0 if p == 0 else h1
     hq = h1 if p == 0 else h0
     n = 0

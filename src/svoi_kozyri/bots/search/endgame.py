@@ -54,6 +54,7 @@ from pathlib import Path
 from ...core import FREE, LEAD, OVER, RESPOND, Game, Move, State
 from ...core.cards import NUM_CARDS, NUM_RANKS, RA, card
 from .reduce import Reducer, encode, map_mask
+from .rules2p import GOES_ON, PILE_BITS, PILE_MASK, TwoPlayerRules, pack_pile
 
 #: Bump when the file layout or the meaning of an entry changes.
 FORMAT_VERSION = 1
@@ -110,35 +111,13 @@ def table_path(game: Game, cards: int) -> Path:
 
 
 class _Shape:
-    """One card set's closed graph in local card indices (0..k-1)."""
+    """One card set's closed graph in local card indices (0..k-1), stepped by the
+    solver's own two-player rules (:mod:`.rules2p`) on those indices."""
 
     def __init__(self, game: Game, cards: list[int]) -> None:
         self.cards = cards
-        k = self.k = len(cards)
-        # rule tables by the top card's local code (index + 1; 0 = empty pile)
-        self.beat: list[list[int]] = []
-        self.req: list[list[int]] = []
-        for s in range(2):
-            row = game.beat_row(s)
-            brow = [0]
-            rrow = [0]
-            for c in cards:
-                m = 0
-                for j, d in enumerate(cards):
-                    if row[c] >> d & 1:
-                        m |= 1 << j
-                brow.append(m)
-                rrow.append(game.pickup_row(s)[c])
-            self.beat.append(brow)
-            self.req.append(rrow)
-        rules = game.rules
-        if rules.is_besicovitch:
-            self.draw_mode = 1 if rules.besicovitch_draw_rule else 0
-        else:
-            self.draw_mode = {"none": 0, "lead_only": 1, "any_last_card": 2}[rules.draw_rule]
-        self.taker_leads = rules.taker_leads_after_pickup
-        self.face_new_top = rules.after_pickup == "face_new_top"
-        self.kbits = k
+        self.k = self.kbits = len(cards)
+        self.rules = TwoPlayerRules.for_cards(game, cards)
 
     def key(self, h0: int, h1: int, pile: int, p: int, phase: int) -> int:
         k = self.kbits
@@ -157,53 +136,19 @@ class _Shape:
         pile = key >> k
         return h0, h1, pile, p, phase
 
-    def _out_value(self, hl: int, top: int, last: int, kind_lead: bool) -> int:
-        dm = self.draw_mode
-        if dm and hl & (hl - 1) == 0 and (dm == 2 or kind_lead) and self.beat[last][top] & hl:
-            return 0
-        return 1
-
     def children(self, key: int) -> list[tuple[int, int, int]]:
         """(child key or -1, 1 if the same player acts there, terminal value for
         the mover) for every step action from ``key``."""
         h0, h1, pile, p, phase = self.unkey(key)
+        plen = (pile.bit_length() + PILE_BITS - 1) // PILE_BITS
+        rules = self.rules
         out: list[tuple[int, int, int]] = []
-        hp = h0 if p == 0 else h1
-        top = pile & 15
-        if phase == RESPOND:
-            # pick up
-            k = self.req[p][top]
-            pl = pile
-            taken = 0
-            n = 0
-            while pl and n < k:
-                taken |= 1 << ((pl & 15) - 1)
-                pl >>= 4
-                n += 1
-            c0, c1 = (h0 | taken, h1) if p == 0 else (h0, h1 | taken)
-            q = p if self.taker_leads else 1 - p
-            ph = RESPOND if pl and self.face_new_top else FREE
-            out.append((self.key(c0, c1, pl, q, ph), 1 if q == p else 0, 0))
-            cand = self.beat[p][top] & hp
-        else:
-            cand = hp
-        while cand:
-            low = cand & -cand
-            a = low.bit_length() - 1
-            cand ^= low
-            c0, c1 = (h0 ^ low, h1) if p == 0 else (h0, h1 ^ low)
-            rest = c0 if p == 0 else c1
-            np_ = pile << 4 | (a + 1)
-            hl = c1 if p == 0 else c0
-            if phase == RESPOND:
-                if rest:
-                    out.append((self.key(c0, c1, np_, p, LEAD), 1, 0))
-                else:
-                    out.append((-1, 1, self._out_value(hl, a + 1, 1 - p, False)))
-            elif rest:
-                out.append((self.key(c0, c1, np_, 1 - p, RESPOND), 0, 0))
+        for a in rules.actions(h0, h1, pile, p, phase):
+            c0, c1, cp, _cl, q, cph, v = rules.child(h0, h1, pile, plen, p, phase, a)
+            if v != GOES_ON:
+                out.append((-1, 1, v))
             else:
-                out.append((-1, 1, self._out_value(hl, a + 1, 1 - p, True)))
+                out.append((self.key(c0, c1, cp, q, cph), 1 if q == p else 0, 0))
         return out
 
     def boundary(self) -> list[int]:
@@ -223,9 +168,7 @@ class _Shape:
             if not h0 or not h1:
                 continue
             for order in permutations(pile_cards):
-                pile = 0
-                for i in order:
-                    pile = pile << 4 | (i + 1)
+                pile = pack_pile(list(order))
                 for p in range(2):
                     out.append(self.key(h0, h1, pile, p, FREE))
                     if pile:
@@ -370,8 +313,8 @@ class EndgameTables:
                 h0, h1, pile, p, phase = shape.unkey(key)
                 pl: list[int] = []
                 while pile:
-                    pl.append(cs[(pile & 15) - 1])
-                    pile >>= 4
+                    pl.append(cs[(pile & PILE_MASK) - 1])
+                    pile >>= PILE_BITS
                 pl.reverse()
                 fr = (_glob(cs, h0), _glob(cs, h1), tuple(pl), p, phase)
                 entries[encode(fr)] = vd

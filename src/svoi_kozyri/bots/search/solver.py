@@ -21,13 +21,13 @@ Technique:
   win and loss at every node;
 * each question by iterative deepening depth-first search over the step-level
   actions (a two-card turn is two plies of the same player: far better
-  pruning than the up to ~300 turn-level moves), on a fast private transition
-  function over two bitmask hands and the pile code (checked against the
-  engine in the tests).  "Win within ``d`` steps" is exact and monotone in
-  ``d``; a refutation that never touched the horizon holds at every depth.
-  After a win is found the least ``d`` is found by bisection, so the move
-  returned belongs to a shortest win: playing the solver's moves always makes
-  progress and converts the win;
+  pruning than the up to ~300 turn-level moves), on the two-player rules step
+  over two bitmask hands and the pile code (:mod:`.rules2p`, shared with the
+  endgame tables and checked against the engine in the tests).  "Win within
+  ``d`` steps" is exact and monotone in ``d``; a refutation that never touched
+  the horizon holds at every depth.  After a win is found the least ``d`` is
+  found by bisection, so the move returned belongs to a shortest win: playing
+  the solver's moves always makes progress and converts the win;
 * what the first ``quick_depth`` steps of deepening leave open is decided by a
   **local least fixpoint of the reachable graph** (:meth:`Solver._fixpoint`,
   after Liu and Smolka): one node per position whatever the path to it, so no
@@ -94,8 +94,8 @@ from ...core import (
     PositionError,
     State,
 )
-from ...core.cards import NUM_CARDS, rank_of
 from .endgame import EndgameTables
+from .rules2p import TwoPlayerRules, encode, pile_codes, pos_key
 
 _BIG = 1 << 30
 
@@ -133,15 +133,6 @@ def _fixgraph() -> Any:
         else:
             _fixgraph_module = module
     return _fixgraph_module or None
-
-
-def _pile_codes(pile: int, plen: int) -> list[int]:
-    """The pile code's card codes (card + 1), bottom first."""
-    codes = [0] * plen
-    for i in range(plen - 1, -1, -1):
-        codes[i] = pile & 63
-        pile >>= 6
-    return codes
 
 
 class SolverTimeout(Exception):
@@ -216,7 +207,7 @@ def value_text(v: int | None, lo: int = -1, hi: int = 1) -> str:
 
 
 class _Context:
-    """Rule tables and the two transposition tables of one game and pair of seats.
+    """The rules and the two transposition tables of one game and pair of seats.
 
     ``tables[a]`` holds what is known about "can the player in seat ``seats[a]``
     force a win?": per position ``[win_depth, nowin_depth, step]``, a win within
@@ -224,15 +215,10 @@ class _Context:
     steps (``_BIG``: none at all; ``-1``: nothing known) and the step that proved
     or refuted it.  Only path-independent facts go there (see the module text)."""
 
-    def __init__(self, seats: tuple[int, ...], beat: list[list[int]], req: list[list[int]]) -> None:
+    def __init__(self, seats: tuple[int, ...], rules: TwoPlayerRules) -> None:
         self.seats = seats
-        self.beat = beat
-        self.req = req
+        self.rules = rules
         self.tables: list[dict[int, list[int]]] = [{}, {}, {}, {}]
-
-
-def _pos_key(h0: int, h1: int, pile: int, p: int, phase: int) -> int:
-    return (((pile << 40 | h0) << 40 | h1) << 2 | p) << 2 | phase
 
 
 def _move_of(moves: list[Move], steps: tuple[int, ...]) -> Move | None:
@@ -284,6 +270,8 @@ class Solver:
         self._contexts: dict[object, _Context] = {}
         self._ident: object = None
         self.seats: tuple[int, ...] = ()
+        #: the two-player rules between ``seats`` (see :mod:`.rules2p`)
+        self.rules2p = TwoPlayerRules([], [], 0, False, True)
         self.beat: list[list[int]] = []
         self.req: list[list[int]] = []
         self._tables: list[dict[int, list[int]]] = [{}, {}, {}, {}]
@@ -344,34 +332,19 @@ class Solver:
             self._ident = ident
             ctx = self._contexts.get(ident)
             if ctx is None:
-                # Rule tables indexed by the top card's code (card + 1; 0 = empty pile).
-                beat = [[0] + [g.beat_mask(t, s) for t in range(NUM_CARDS)] for s in seats]
-                req = [[0] + [g.required_pickup(t, s) for t in range(NUM_CARDS)] for s in seats]
                 if len(self._contexts) >= 16:
                     self._contexts.clear()
-                ctx = self._contexts[ident] = _Context(seats, beat, req)
-            self.seats, self.beat, self.req = ctx.seats, ctx.beat, ctx.req
+                ctx = self._contexts[ident] = _Context(seats, TwoPlayerRules.for_seats(g, seats))
+            rules = self.rules2p = ctx.rules
+            self.seats, self.beat, self.req = ctx.seats, rules.beat, rules.req
             self._shared_tables = ctx.tables
-            rules = g.rules
-            if rules.is_besicovitch:
-                self.draw_mode = 1 if rules.besicovitch_draw_rule else 0
-            else:
-                self.draw_mode = {"none": 0, "lead_only": 1, "any_last_card": 2}[rules.draw_rule]
-            self.taker_leads = rules.taker_leads_after_pickup
-            self.face_new_top = rules.after_pickup == "face_new_top"
+            self.draw_mode = rules.draw_mode
+            self.taker_leads = rules.taker_leads
+            self.face_new_top = rules.face_new_top
         self._danger = self._repeated(state)
         # A position that would end the hand by the threefold rule makes values
         # depend on this hand's history: such a search gets tables of its own.
         self._tables = [{}, {}, {}, {}] if self._danger else self._shared_tables
-
-    def _encode(self, state: State) -> tuple[int, int, int, int, int, int]:
-        a, b = self.seats
-        p = 0 if state.to_act_seat == a else 1
-        pile = 0
-        cards = state.pile_cards()
-        for c in cards:
-            pile = pile << 6 | (c + 1)
-        return (state.hands[a], state.hands[b], pile, len(cards), p, state.phase)
 
     def _repeated(self, state: State) -> set[int]:
         """Keys of the positions of this hand that would end it as a draw by
@@ -397,8 +370,8 @@ class Solver:
                 break
             if tuple(i for i, h in enumerate(s.hands) if h) != self.seats:
                 continue
-            h0, h1, pile, _plen, p, phase = self._encode(s)
-            k = _pos_key(h0, h1, pile, p, phase)
+            h0, h1, pile, _plen, p, phase = encode(s, self.seats)
+            k = pos_key(h0, h1, pile, p, phase)
             seen[k] = seen.get(k, 0) + 1
         return {k for k, c in seen.items() if c >= limit - 1}
 
@@ -409,89 +382,7 @@ class Solver:
                 "at a turn boundary"
             )
         self._prepare(state)
-        return self._encode(state)
-
-    # -- the rules on two bitmask hands -----------------------------------------
-
-    def _out_value(self, hl: int, top_code: int, last: int, kind_lead: bool) -> int:
-        """Value for the player who just went out (the other one, ``last``, holds ``hl``)."""
-        dm = self.draw_mode
-        if dm and hl & (hl - 1) == 0 and (dm == 2 or kind_lead) and self.beat[last][top_code] & hl:
-            return 0
-        return 1
-
-    def _order(self, h0: int, h1: int, pile: int, p: int, phase: int, tt_move: int) -> list[int]:
-        """Step actions of the mover, most promising first: the table's step, going
-        out, leads the opponent cannot beat, cheap beats; a pickup last."""
-        hp = h0 if p == 0 else h1
-        hq = h1 if p == 0 else h0
-        q = 1 - p
-        beat_q = self.beat[q]
-        scored: list[tuple[int, int]] = []
-        if phase == RESPOND:
-            bm = self.beat[p][pile & 63] & hp
-            only = hp & (hp - 1) == 0
-            while bm:
-                low = bm & -bm
-                c = low.bit_length() - 1
-                bm ^= low
-                scored.append((-100 if only else rank_of(c), c))
-            scored.sort()
-            acts = [c for _, c in scored]
-            acts.append(PICKUP)
-        else:
-            m = hp
-            while m:
-                low = m & -m
-                c = low.bit_length() - 1
-                m ^= low
-                scored.append(((beat_q[c + 1] & hq).bit_count() * 16 + rank_of(c), c))
-            scored.sort()
-            acts = [c for _, c in scored]
-        if tt_move >= 0 and acts[0] != tt_move and tt_move in acts:
-            acts.remove(tt_move)
-            acts.insert(0, tt_move)
-        return acts
-
-    def _child(
-        self, h0: int, h1: int, pile: int, plen: int, p: int, phase: int, a: int
-    ) -> tuple[int, int, int, int, int, int, int]:
-        """Apply step action ``a``; returns the child and, when the hand ends, the
-        value (1 win, 0 draw) for the mover ``p`` who went out (else ``-2``)."""
-        if a == PICKUP:
-            k = self.req[p][pile & 63]
-            if k > plen:
-                k = plen
-            taken = 0
-            for _ in range(k):
-                taken |= 1 << ((pile & 63) - 1)
-                pile >>= 6
-            plen -= k
-            if p == 0:
-                h0 |= taken
-            else:
-                h1 |= taken
-            q = p if self.taker_leads else 1 - p
-            ph = RESPOND if pile and self.face_new_top else FREE
-            return h0, h1, pile, plen, q, ph, -2
-        bit = 1 << a
-        if p == 0:
-            h0 ^= bit
-            hp = h0
-        else:
-            h1 ^= bit
-            hp = h1
-        pile = pile << 6 | (a + 1)
-        plen += 1
-        if phase == RESPOND:
-            if hp:
-                return h0, h1, pile, plen, p, LEAD, -2
-            hl = h1 if p == 0 else h0
-            return h0, h1, pile, plen, p, OVER, self._out_value(hl, a + 1, 1 - p, False)
-        if hp:
-            return h0, h1, pile, plen, 1 - p, RESPOND, -2
-        hl = h1 if p == 0 else h0
-        return h0, h1, pile, plen, p, OVER, self._out_value(hl, a + 1, 1 - p, True)
+        return encode(state, self.seats)
 
     # -- the boolean search -------------------------------------------------------
 
@@ -555,6 +446,7 @@ class Solver:
             self._rmax = -1
             self._rhz = True
             return False
+        rules = self.rules2p
         gens = self._gens
         if ply >= len(gens):
             gens.extend([0] * len(gens))
@@ -568,7 +460,7 @@ class Solver:
         hz = False
         result = not is_or
         best = -1
-        acts = self._order(h0, h1, pile, p, phase, ttm)
+        acts = rules.order(h0, h1, pile, p, phase, ttm)
         if not is_or and len(acts) > 1:
             # The defender tries a move that closes a repetition first: it refutes
             # at once, without touching the horizon (a position the threefold rule
@@ -578,7 +470,7 @@ class Solver:
             far = -1
             danger = self._danger
             for a in acts:
-                c0, c1, cp, cl, q, cph, out = self._child(h0, h1, pile, plen, p, phase, a)
+                c0, c1, cp, cl, q, cph, out = rules.child(h0, h1, pile, plen, p, phase, a)
                 if out != -2 or cph == LEAD:
                     continue
                 ck = (((cp << 40 | c0) << 40 | c1) << 2 | q) << 2 | cph
@@ -594,7 +486,7 @@ class Solver:
                 acts.insert(0, close)
         try:
             for a in acts:
-                c0, c1, cp, cl, q, cph, out = self._child(h0, h1, pile, plen, p, phase, a)
+                c0, c1, cp, cl, q, cph, out = rules.child(h0, h1, pile, plen, p, phase, a)
                 if out != -2:
                     r = is_or and out == 1
                     cmn = _BIG
@@ -672,9 +564,9 @@ class Solver:
         ``depth`` steps?  Also whether a ``False`` touched the horizon."""
         h0, h1, pile, plen, p, phase = root
         steps = m.steps()
-        c = self._child(h0, h1, pile, plen, p, phase, steps[0])
+        c = self.rules2p.child(h0, h1, pile, plen, p, phase, steps[0])
         if c[6] == -2 and len(steps) == 2:
-            c = self._child(c[0], c[1], c[2], c[3], c[4], c[5], steps[1])
+            c = self.rules2p.child(c[0], c[1], c[2], c[3], c[4], c[5], steps[1])
         if c[6] != -2:
             return p == self._att and c[6] == 1, False
         r = self._win(c[0], c[1], c[2], c[3], c[4], c[5], depth - len(steps), 1)
@@ -695,7 +587,7 @@ class Solver:
         self._table = table = self._tables[att]
         self._other = self._tables[1 - att]
         self._tmp = {}
-        key = _pos_key(h0, h1, pile, p, phase)
+        key = pos_key(h0, h1, pile, p, phase)
         self._path = {key: 0}
         self._gen += 1
         self._gens[0] = self._gen
@@ -734,7 +626,7 @@ class Solver:
         self, root: tuple[int, int, int, int, int, int], moves: list[Move], first: int
     ) -> list[Move]:
         h0, h1, pile, _plen, p, phase = root
-        order = self._order(h0, h1, pile, p, phase, first)
+        order = self.rules2p.order(h0, h1, pile, p, phase, first)
         rank = {a: i for i, a in enumerate(order)}
         return sorted(moves, key=lambda m: rank.get(m.steps()[0], 99))
 
@@ -801,13 +693,14 @@ class Solver:
         ch: list[tuple[int, int, int, int, int, int]] = []
         ckeys: list[int] = []
         cterm: list[int] = []  # 0 not terminal, 1 a win for the attacker, 2 not
-        acts = self._order(h0, h1, pile, p, phase, -1)
+        rules = self.rules2p
+        acts = rules.order(h0, h1, pile, p, phase, -1)
         e = table.get(key)
         if e is not None and e[2] >= 0 and e[2] in acts and acts[0] != e[2]:
             acts.remove(e[2])
             acts.insert(0, e[2])
         for a in acts:
-            c0, c1, cp, cl, q, cph, out = self._child(h0, h1, pile, plen, p, phase, a)
+            c0, c1, cp, cl, q, cph, out = rules.child(h0, h1, pile, plen, p, phase, a)
             ch.append((c0, c1, cp, cl, q, cph))
             if out != -2:
                 ckeys.append(0)
@@ -949,7 +842,7 @@ class Solver:
         self._path = {}
         self._slice_end = self.nodes + nodes
         self._stop = self.nodes
-        key = _pos_key(h0, h1, pile, p, phase)
+        key = pos_key(h0, h1, pile, p, phase)
         try:
             self._mid(h0, h1, pile, plen, p, phase, _BIG, _BIG, 0)
         except _SliceOver:
@@ -973,14 +866,14 @@ class Solver:
         tables while the root's path context is still current."""
         h0, h1, pile, plen, p, phase = root
         table = self._tables[2 + att]
-        e = table.get(_pos_key(h0, h1, pile, p, phase))
+        e = table.get(pos_key(h0, h1, pile, p, phase))
         if e is None or e[2] < 0:
             return None
         a = e[2]
-        c = self._child(h0, h1, pile, plen, p, phase, a)
+        c = self.rules2p.child(h0, h1, pile, plen, p, phase, a)
         if c[5] != LEAD or c[6] != -2:
             return _move_of(moves, (a,))
-        k = _pos_key(c[0], c[1], c[2], c[4], c[5])
+        k = pos_key(c[0], c[1], c[2], c[4], c[5])
         ce = table.get(k)
         b = ce[2] if ce is not None and (ce[0] == 0 or ce[1] == 0) else -1
         if b < 0:
@@ -1052,8 +945,9 @@ class Solver:
         more = self._fx_more
         deps = self._fx_deps
         stack = self._fx_stack
+        rules = self.rules2p
         h0, h1, pile, _plen, p, phase = root
-        r = self._fix_node(root, _pos_key(h0, h1, pile, p, phase))
+        r = self._fix_node(root, pos_key(h0, h1, pile, p, phase))
         limit = min(self.max_table, MAX_GRAPH)
         try:
             while stack and val[r] != 1:
@@ -1076,14 +970,14 @@ class Solver:
                 s = state[x]
                 lazy = not xor and not kkey[x]
                 if lazy:
-                    c = self._child(s[0], s[1], s[2], s[3], s[4], s[5], kact[x][j])
+                    c = rules.child(s[0], s[1], s[2], s[3], s[4], s[5], kact[x][j])
                     k = (((c[2] << 40 | c[0]) << 40 | c[1]) << 2 | c[4]) << 2 | c[5]
                 else:
                     k = kkey[x][j]
                 y = idx.get(k, -1)
                 if y < 0:
                     if not lazy:
-                        c = self._child(s[0], s[1], s[2], s[3], s[4], s[5], kact[x][j])
+                        c = rules.child(s[0], s[1], s[2], s[3], s[4], s[5], kact[x][j])
                     y = self._fix_node((c[0], c[1], c[2], c[3], c[4], c[5]), k)
                 if val[y] != 1:
                     deps[y].append(ed)
@@ -1101,14 +995,14 @@ class Solver:
                     ka = kact[x]
                     if more[x]:  # the pickup is lost: now the beats
                         more[x] = False
-                        ka.extend(self._order(s[0], s[1], s[2], s[4], s[5], -1)[:-1])
+                        ka.extend(rules.order(s[0], s[1], s[2], s[4], s[5], -1)[:-1])
                     n = len(ka)
                     w = j + 1
                     while w < n:  # skip defences already proven lost
                         if ks:
                             k = ks[w]
                         else:
-                            c = self._child(s[0], s[1], s[2], s[3], s[4], s[5], ka[w])
+                            c = rules.child(s[0], s[1], s[2], s[3], s[4], s[5], ka[w])
                             k = (((c[2] << 40 | c[0]) << 40 | c[1]) << 2 | c[4]) << 2 | c[5]
                         z = idx.get(k, -1)
                         if z < 0 or val[z] != 1:
@@ -1139,11 +1033,11 @@ class Solver:
         a = best[r]
         if a >= 0:
             s = state[r]
-            c = self._child(s[0], s[1], s[2], s[3], s[4], s[5], a)
+            c = rules.child(s[0], s[1], s[2], s[3], s[4], s[5], a)
             if c[6] != -2 or c[5] != LEAD:
                 self._fix_steps = (a,)
             else:
-                y = idx.get(_pos_key(c[0], c[1], c[2], c[4], c[5]), -1)
+                y = idx.get(pos_key(c[0], c[1], c[2], c[4], c[5]), -1)
                 if y >= 0 and best[y] >= 0 and (val[y] == 1) == won:
                     self._fix_steps = (a, best[y])
         self._fix_store(not won)
@@ -1176,7 +1070,7 @@ class Solver:
             )
             self._graph = graph
             self._graph_of = (self._ident, self.max_graph)
-        graph.start(h0, h1, _pile_codes(pile, plen), p, phase)
+        graph.start(h0, h1, pile_codes(pile, plen), p, phase)
         done = 0
         work = _FAST_SLICE
         while True:
@@ -1196,24 +1090,24 @@ class Solver:
         self._fix_rank = rank if won else 0
         self._fix_steps = graph.root_steps()
         table = self._tables[att]
-        self._table_put(table, _pos_key(h0, h1, pile, p, phase), v, rank, best, not won)
-        seen = {_pos_key(h0, h1, pile, p, phase)}
-        for a in self._order(h0, h1, pile, p, phase, -1):
-            c = self._child(h0, h1, pile, plen, p, phase, a)
+        self._table_put(table, pos_key(h0, h1, pile, p, phase), v, rank, best, not won)
+        seen = {pos_key(h0, h1, pile, p, phase)}
+        for a in self.rules2p.order(h0, h1, pile, p, phase, -1):
+            c = self.rules2p.child(h0, h1, pile, plen, p, phase, a)
             if c[6] != -2:
                 continue
             later = [c]
             if c[5] == LEAD:
-                for b in self._order(c[0], c[1], c[2], c[4], c[5], -1):
-                    d = self._child(c[0], c[1], c[2], c[3], c[4], c[5], b)
+                for b in self.rules2p.order(c[0], c[1], c[2], c[4], c[5], -1):
+                    d = self.rules2p.child(c[0], c[1], c[2], c[3], c[4], c[5], b)
                     if d[6] == -2:
                         later.append(d)
             for d in later:
-                key = _pos_key(d[0], d[1], d[2], d[4], d[5])
+                key = pos_key(d[0], d[1], d[2], d[4], d[5])
                 if key in seen:
                     continue
                 seen.add(key)
-                v, rank, best = graph.probe(d[0], d[1], _pile_codes(d[2], d[3]), d[4], d[5])
+                v, rank, best = graph.probe(d[0], d[1], pile_codes(d[2], d[3]), d[4], d[5])
                 if v >= 0:
                     self._table_put(table, key, v, rank, best, not won)
         return 1 if won else 0
@@ -1295,7 +1189,7 @@ class Solver:
                 acts = [PICKUP]
                 self._fx_more[i] = True
             else:
-                acts = self._order(h0, h1, pile, p, phase, -1)
+                acts = self.rules2p.order(h0, h1, pile, p, phase, -1)
             val.append(0)
             self._fx_rank.append(0)
             self._fx_best.append(acts[0])
@@ -1303,7 +1197,8 @@ class Solver:
             self._fx_kact.append(acts)
             self._fx_stack.append(i << 8)
             return i
-        acts = self._order(h0, h1, pile, p, phase, e[2] if e is not None else -1)
+        rules = self.rules2p
+        acts = rules.order(h0, h1, pile, p, phase, e[2] if e is not None else -1)
         if not is_or and acts[-1] == PICKUP:
             acts.insert(0, acts.pop())
         ck: list[int] = []
@@ -1314,7 +1209,7 @@ class Solver:
         idx = self._fx_idx
         table = self._fx_table
         for a in acts:
-            c0, c1, cp, _cl, q, cph, out = self._child(h0, h1, pile, plen, p, phase, a)
+            c0, c1, cp, _cl, q, cph, out = rules.child(h0, h1, pile, plen, p, phase, a)
             if out != -2:
                 if is_or:
                     if out == 1:
@@ -1420,16 +1315,16 @@ class Solver:
         least = _BIG
         for m in moves:
             st = m.steps()
-            c = self._child(h0, h1, pile, plen, p, phase, st[0])
+            c = self.rules2p.child(h0, h1, pile, plen, p, phase, st[0])
             if c[6] == -2 and len(st) == 2:
-                c = self._child(c[0], c[1], c[2], c[3], c[4], c[5], st[1])
+                c = self.rules2p.child(c[0], c[1], c[2], c[3], c[4], c[5], st[1])
             if c[6] != -2:  # the mover goes out: a win or a draw for the mover
                 if not won:
                     return m
                 if c[6] == 1:
                     return m
                 continue
-            key = _pos_key(c[0], c[1], c[2], c[4], c[5])
+            key = pos_key(c[0], c[1], c[2], c[4], c[5])
             if not won:
                 o = self._tables[1 - att].get(key)
                 if o is not None and o[0] < _BIG:  # the defender wins from there
@@ -1448,7 +1343,7 @@ class Solver:
     def bounds(self, state: State) -> tuple[int, int]:
         """Proven bounds stored for ``state`` (``(-1, 1)`` if nothing is known)."""
         h0, h1, pile, _plen, p, phase = self._root(state)
-        key = _pos_key(h0, h1, pile, p, phase)
+        key = pos_key(h0, h1, pile, p, phase)
         t = self._tables
         me, opp = t[p].get(key), t[1 - p].get(key)
         pme, popp = t[2 + p].get(key), t[3 - p].get(key)

@@ -1,11 +1,14 @@
 """The previous exact solver: one three-valued alpha-beta search.
 
-Why it is kept: :mod:`.solver` now answers each question with two boolean
-searches (:class:`~.solver.Solver`); this one, iterative deepening alpha-beta
-over the values -1/0/+1 with two horizon games, is the baseline the benchmark
-(``bench/search.py --part solver --baseline``) compares against, and it is
-still a correct solver (the tests check both against the exhaustive
-reference).
+Why it is kept: :mod:`svoi_kozyri.bots.search.solver` now answers each question
+with two boolean searches (:class:`~svoi_kozyri.bots.search.solver.Solver`); this
+one, iterative deepening alpha-beta over the values -1/0/+1 with two horizon
+games, is the baseline the benchmark (``bench/search.py --part solver
+--baseline``) compares against, and an independent search the tests check the
+solver against (``tests/test_solver.py``).  It lives with the benchmarks, not in
+the package: no player uses it, so it is not shipped (nor compiled: it runs as
+plain Python over the package's compiled two-player rules step,
+:mod:`svoi_kozyri.bots.search.rules2p`, which it shares with the solver).
 
 Repetition: a position that repeats on the search path scores as a draw; a
 value that used a repetition above the node is path-dependent and is not
@@ -18,9 +21,9 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from ...core import FREE, LEAD, OVER, PICKUP, RESPOND, Move, State
-from ...core.cards import NUM_CARDS, rank_of
-from .solver import SolveResult, SolverTimeout, is_open, terminal_value
+from svoi_kozyri.bots.search.rules2p import GOES_ON, TwoPlayerRules, encode, pos_key
+from svoi_kozyri.bots.search.solver import SolveResult, SolverTimeout, is_open, terminal_value
+from svoi_kozyri.core import LEAD, OVER, Move, State
 
 _INF = 1 << 30
 
@@ -39,10 +42,12 @@ class AlphaBetaSolver:
         self.table: dict[int, list[int]] = {}
         self.nodes = 0
         self._key_game: object = None
-        # per (game, pair of seats): seats, beat table, pickup table, transposition table
+        # per (game, pair of seats): seats, their rules, transposition table
         self._contexts: dict[
-            object, tuple[tuple[int, ...], list[list[int]], list[list[int]], dict[int, list[int]]]
+            object, tuple[tuple[int, ...], TwoPlayerRules, dict[int, list[int]]]
         ] = {}
+        self.seats: tuple[int, ...] = ()
+        self.rules = TwoPlayerRules([], [], 0, False, True)
         self._deadline = float("inf")
         self._path: dict[int, int] = {}
 
@@ -59,20 +64,10 @@ class AlphaBetaSolver:
         self._key_game = ident
         ctx = self._contexts.get(ident)
         if ctx is None:
-            # Rule tables indexed by the top card's code (card + 1; 0 = empty pile).
-            beat = [[0] + [g.beat_mask(t, s) for t in range(NUM_CARDS)] for s in seats]
-            req = [[0] + [g.required_pickup(t, s) for t in range(NUM_CARDS)] for s in seats]
             if len(self._contexts) >= 16:
                 self._contexts.clear()
-            ctx = self._contexts[ident] = (seats, beat, req, {})
-        self.seats, self.beat, self.req, self.table = ctx
-        rules = g.rules
-        if rules.is_besicovitch:
-            self.draw_mode = 1 if rules.besicovitch_draw_rule else 0
-        else:
-            self.draw_mode = {"none": 0, "lead_only": 1, "any_last_card": 2}[rules.draw_rule]
-        self.taker_leads = rules.taker_leads_after_pickup
-        self.face_new_top = rules.after_pickup == "face_new_top"
+            ctx = self._contexts[ident] = (seats, TwoPlayerRules.for_seats(g, seats), {})
+        self.seats, self.rules, self.table = ctx
 
     def _root(self, state: State) -> tuple[int, int, int, int, int, int]:
         if not is_open(state):
@@ -81,94 +76,9 @@ class AlphaBetaSolver:
                 "at a turn boundary"
             )
         self._prepare(state)
-        a, b = self.seats
-        p = 0 if state.to_act_seat == a else 1
-        pile = 0
-        cards = state.pile_cards()
-        for c in cards:
-            pile = pile << 6 | (c + 1)
-        return (state.hands[a], state.hands[b], pile, len(cards), p, state.phase)
+        return encode(state, self.seats)
 
     # -- the search ------------------------------------------------------------
-
-    def _out_value(self, hl: int, top_code: int, last: int, kind_lead: bool) -> int:
-        """Value for the player who just went out (the other one, ``last``, holds ``hl``)."""
-        dm = self.draw_mode
-        if dm and hl & (hl - 1) == 0 and (dm == 2 or kind_lead) and self.beat[last][top_code] & hl:
-            return 0
-        return 1
-
-    def _order(self, h: tuple[int, int], pile: int, p: int, phase: int, tt_move: int) -> list[int]:
-        hp = h[p]
-        q = 1 - p
-        hq = h[q]
-        beat_q = self.beat[q]
-        if phase == RESPOND:
-            bm = self.beat[p][pile & 63] & hp
-            scored: list[tuple[int, int]] = []
-            only = hp & (hp - 1) == 0
-            while bm:
-                low = bm & -bm
-                c = low.bit_length() - 1
-                bm ^= low
-                scored.append((-100 if only else rank_of(c), c))
-            scored.sort()
-            acts = [c for _, c in scored]
-            acts.append(PICKUP)
-        else:
-            scored = []
-            m = hp
-            while m:
-                low = m & -m
-                c = low.bit_length() - 1
-                m ^= low
-                scored.append(((beat_q[c + 1] & hq).bit_count() * 16 + rank_of(c), c))
-            scored.sort()
-            acts = [c for _, c in scored]
-        if tt_move >= 0 and tt_move in acts and acts[0] != tt_move:
-            acts.remove(tt_move)
-            acts.insert(0, tt_move)
-        return acts
-
-    def _child(
-        self, h0: int, h1: int, pile: int, plen: int, p: int, phase: int, a: int
-    ) -> tuple[int, int, int, int, int, int, int | None]:
-        """Apply step action ``a``; returns the child and, when the hand ends, the
-        value for the mover ``p`` (else ``None``)."""
-        if a == PICKUP:
-            k = self.req[p][pile & 63]
-            if k > plen:
-                k = plen
-            taken = 0
-            for _ in range(k):
-                taken |= 1 << ((pile & 63) - 1)
-                pile >>= 6
-            plen -= k
-            if p == 0:
-                h0 |= taken
-            else:
-                h1 |= taken
-            q = p if self.taker_leads else 1 - p
-            ph = RESPOND if pile and self.face_new_top else FREE
-            return h0, h1, pile, plen, q, ph, None
-        bit = 1 << a
-        if p == 0:
-            h0 ^= bit
-            hp = h0
-        else:
-            h1 ^= bit
-            hp = h1
-        pile = pile << 6 | (a + 1)
-        plen += 1
-        if phase == RESPOND:
-            if hp:
-                return h0, h1, pile, plen, p, LEAD, None
-            hl = h1 if p == 0 else h0
-            return h0, h1, pile, plen, p, OVER, self._out_value(hl, a + 1, 1 - p, False)
-        if hp:
-            return h0, h1, pile, plen, 1 - p, RESPOND, None
-        hl = h1 if p == 0 else h0
-        return h0, h1, pile, plen, p, OVER, self._out_value(hl, a + 1, 1 - p, True)
 
     def _search(
         self,
@@ -189,7 +99,7 @@ class AlphaBetaSolver:
         self.nodes += 1
         if self.nodes & 1023 == 0 and self.clock() > self._deadline:
             raise SolverTimeout
-        key = (((pile << 40 | h0) << 40 | h1) << 2 | p) << 2 | phase
+        key = pos_key(h0, h1, pile, p, phase)
         boundary = phase != LEAD
         path = self._path
         if boundary and key in path:
@@ -219,9 +129,10 @@ class AlphaBetaSolver:
         hz = False
         a0 = alpha
         try:
-            for a in self._order((h0, h1), pile, p, phase, tt_move):
-                c0, c1, cp, cl, q, cph, out = self._child(h0, h1, pile, plen, p, phase, a)
-                if out is not None:
+            rules = self.rules
+            for a in rules.order(h0, h1, pile, p, phase, tt_move):
+                c0, c1, cp, cl, q, cph, out = rules.child(h0, h1, pile, plen, p, phase, a)
+                if out != GOES_ON:
                     v = out
                 elif q == p:
                     v, cy, hzc = self._search(
@@ -285,7 +196,7 @@ class AlphaBetaSolver:
     def bounds(self, state: State) -> tuple[int, int]:
         """Proven bounds stored for ``state`` (``(-1, 1)`` if nothing is known)."""
         h0, h1, pile, _plen, p, phase = self._root(state)
-        key = (((pile << 40 | h0) << 40 | h1) << 2 | p) << 2 | phase
+        key = pos_key(h0, h1, pile, p, phase)
         e = self.table.get(key)
         return (e[0], e[1]) if e else (-1, 1)
 
@@ -300,7 +211,7 @@ class AlphaBetaSolver:
         best_m: Move | None = None
         hz_any = False
         alpha, beta = -1, 1
-        root_key = (((pile << 40 | h0) << 40 | h1) << 2 | p) << 2 | phase
+        root_key = pos_key(h0, h1, pile, p, phase)
         self._path = {root_key: 0}
         for m in self._order_moves(state, all_moves):
             v, hz = self._eval_move(h0, h1, pile, plen, p, phase, m, depth, alpha, beta, hm)
@@ -315,10 +226,10 @@ class AlphaBetaSolver:
 
     def _order_moves(self, state: State, moves: list[Move]) -> list[Move]:
         h0, h1, pile, _plen, p, phase = self._root(state)
-        key = (((pile << 40 | h0) << 40 | h1) << 2 | p) << 2 | phase
+        key = pos_key(h0, h1, pile, p, phase)
         e = self.table.get(key)
         first = e[2] if e else -1
-        order = self._order((h0, h1), pile, p, phase, first)
+        order = self.rules.order(h0, h1, pile, p, phase, first)
         rank = {a: i for i, a in enumerate(order)}
         return sorted(moves, key=lambda m: rank.get(m.steps()[0], 99))
 
@@ -337,12 +248,12 @@ class AlphaBetaSolver:
         hm: int,
     ) -> tuple[int, bool]:
         steps = m.steps()
-        c = self._child(h0, h1, pile, plen, p, phase, steps[0])
-        if c[6] is not None:
+        c = self.rules.child(h0, h1, pile, plen, p, phase, steps[0])
+        if c[6] != GOES_ON:
             return c[6], False
         if len(steps) == 2:
-            c = self._child(c[0], c[1], c[2], c[3], c[4], c[5], steps[1])
-            if c[6] is not None:
+            c = self.rules.child(c[0], c[1], c[2], c[3], c[4], c[5], steps[1])
+            if c[6] != GOES_ON:
                 return c[6], False
         if c[4] == p:  # the taker leads after a pickup: still the mover's turn
             v, _cy, hz = self._search(
@@ -416,7 +327,7 @@ class AlphaBetaSolver:
 
     def _store_root(self, state: State, lo: int, hi: int) -> None:
         h0, h1, pile, _plen, p, phase = self._root(state)
-        key = (((pile << 40 | h0) << 40 | h1) << 2 | p) << 2 | phase
+        key = pos_key(h0, h1, pile, p, phase)
         e = self.table.get(key)
         if e is None:
             self.table[key] = [lo, hi, -1, _INF]
