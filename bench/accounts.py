@@ -18,9 +18,9 @@ from pathlib import Path
 
 from fastapi.testclient import TestClient
 
-from svoi_kozyri.server.accounts import AccountSettings
-from svoi_kozyri.server.app import create_app
-from svoi_kozyri.server.guard import Limits
+from svoi_kozyri.server.edge.guard import Limits
+from svoi_kozyri.server.platform.accounts import AccountSettings
+from svoi_kozyri.server.web.app import create_app
 
 
 def _ms(samples: list[float]) -> str:

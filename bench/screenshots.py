@@ -26,7 +26,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from svoi_kozyri.server.process import ServerProcess
+from svoi_kozyri.server.runtime.process import ServerProcess
 
 SIZES = {"desktop": (1280, 800), "phone": (390, 844)}
 CORNER = {"x": 8, "y": 30}  # a fanned card shows its left strip

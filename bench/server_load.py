@@ -34,9 +34,9 @@ from typing import Any
 
 import httpx
 
-from svoi_kozyri.server.client import SeatClient, low_card_policy
-from svoi_kozyri.server.hub import default_bot
-from svoi_kozyri.server.process import ServerProcess, throwaway_postgres
+from svoi_kozyri.server.runtime.process import ServerProcess, throwaway_postgres
+from svoi_kozyri.server.web.client import SeatClient, low_card_policy
+from svoi_kozyri.server.web.hub import default_bot
 
 
 async def _make_tables(

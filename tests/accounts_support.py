@@ -10,8 +10,8 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
-from svoi_kozyri.server.accounts import AccountSettings
-from svoi_kozyri.server.app import create_app
+from svoi_kozyri.server.platform.accounts import AccountSettings
+from svoi_kozyri.server.web.app import create_app
 
 FAST = {"bot_delay_s": 0, "hand_pause_s": 0}
 PASSWORD = "correct horse battery"

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from svoi_kozyri.server.process import ServerProcess
+from svoi_kozyri.server.runtime.process import ServerProcess
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 ARGS = [

@@ -19,7 +19,7 @@ from accounts_support import (
     make_client,
     register,
 )
-from svoi_kozyri.server.accounts import AccountSettings, LoginThrottle, SlidingWindow
+from svoi_kozyri.server.platform.accounts import AccountSettings, LoginThrottle, SlidingWindow
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from browser_support import browser_server, chromium
-from svoi_kozyri.server.process import ServerProcess
+from svoi_kozyri.server.runtime.process import ServerProcess
 
 expect = pytest.importorskip("playwright.sync_api").expect
 expect.set_options(timeout=30_000)  # a loaded 2-core machine: wait, do not give up at 5 s

@@ -11,8 +11,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from accounts_support import FAST, PASSWORD, create_table, login, play_out, register
-from svoi_kozyri.server.accounts import AccountSettings
-from svoi_kozyri.server.app import create_app
+from svoi_kozyri.server.platform.accounts import AccountSettings
+from svoi_kozyri.server.web.app import create_app
 from test_server_postgres import postgres_url  # noqa: F401  (the fixture)
 
 pytestmark = pytest.mark.timeout(300)

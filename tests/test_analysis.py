@@ -205,7 +205,7 @@ def test_the_terminal_hint_carries_the_rating() -> None:
 def test_few_samples_are_never_flagged_as_a_worsening() -> None:
     """Late turns got 4 to 7 samples (intervals like 18-100 %) and were flagged
     "the result got worse"; now an estimate needs MIN_SAMPLES rollouts on each side."""
-    from svoi_kozyri.server.analysis_api import MIN_SAMPLES, got_worse
+    from svoi_kozyri.server.features.analysis_api import MIN_SAMPLES, got_worse
 
     best, played = Move.parse("lead 7C"), Move.parse("lead 8C")
     assert not got_worse(MoveRating(best, 1.0, False, 4), MoveRating(played, 0.43, False, 7))
@@ -218,7 +218,7 @@ def test_few_samples_are_never_flagged_as_a_worsening() -> None:
 
 def test_intervals_are_honest_with_few_samples() -> None:
     """Four wins in four rollouts are not "78-100 %" (Wilson's interval: 51-100 %)."""
-    from svoi_kozyri.server.analysis_api import _interval
+    from svoi_kozyri.server.features.analysis_api import _interval
 
     ci = _interval(MoveRating(Move.parse("pickup"), 1.0, False, 4))
     assert ci is not None and ci[0] < 0.55 and ci[1] == 1.0
@@ -239,8 +239,8 @@ def test_late_turns_get_enough_samples_and_keep_what_is_proven() -> None:
     bound here failed CI once on a loaded machine, 15.5 s for 6 positions,
     because the solver can overrun its 10 ms share; that belongs in bench/.)"""
     from svoi_kozyri.bots.search.solver import open_state
-    from svoi_kozyri.server import analysis_api
-    from svoi_kozyri.server.analysis_api import MIN_SAMPLES, SOLVE_CARDS, rate_position
+    from svoi_kozyri.server.features import analysis_api
+    from svoi_kozyri.server.features.analysis_api import MIN_SAMPLES, SOLVE_CARDS, rate_position
     from test_analysis_api import bot_hand
 
     steps, _final = bot_hand(4, 6)

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from browser_support import browser_server, chromium
-from svoi_kozyri.server.process import ServerProcess
+from svoi_kozyri.server.runtime.process import ServerProcess
 from test_learn_browser import axe_violations, new_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]

@@ -18,8 +18,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from svoi_kozyri.core import observe
-from svoi_kozyri.server import analysis_api
-from svoi_kozyri.server.app import create_app
+from svoi_kozyri.server.features import analysis_api
+from svoi_kozyri.server.web.app import create_app
 from test_analysis_api import bot_hand, check_secrecy, keys_in, no_client_limit, truth
 
 FAST = {"bot_delay_s": 0, "hand_pause_s": 0, "grace_s": 60}

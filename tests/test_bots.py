@@ -6,8 +6,9 @@ import random
 
 import pytest
 
-from svoi_kozyri.bots.base import Agent, RandomAgent, make_agent, play_out
+from svoi_kozyri.bots.base import Agent, RandomAgent, play_out
 from svoi_kozyri.bots.basic import GreedyAgent, card_costs, greedy_move
+from svoi_kozyri.bots.catalogue import make_agent
 from svoi_kozyri.bots.heuristic import HeuristicAgent, View, heuristic_move, miss_chance
 from svoi_kozyri.core import (
     FREE,

@@ -25,7 +25,7 @@ import pytest
 
 from accounts_support import PASSWORD, make_client
 from browser_support import browser_server, chromium, post
-from svoi_kozyri.server.process import ServerProcess
+from svoi_kozyri.server.runtime.process import ServerProcess
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(600)]
 

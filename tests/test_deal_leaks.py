@@ -31,19 +31,19 @@ from fastapi.testclient import TestClient
 from sqlalchemy import create_engine, inspect, select, text
 
 from svoi_kozyri.core import Game, iter_cards
-from svoi_kozyri.server.app import create_app
-from svoi_kozyri.server.db import Store, events_t, seats_t, tables_t
-from svoi_kozyri.server.deals import Deals
-from svoi_kozyri.server.guard import Limits
-from svoi_kozyri.server.migrate import alembic_config
-from svoi_kozyri.server.process import (
+from svoi_kozyri.server.edge.guard import Limits
+from svoi_kozyri.server.features.deals import Deals
+from svoi_kozyri.server.runtime.process import (
     PostgresUnavailableError,
     ServerProcess,
     throwaway_postgres,
 )
-from svoi_kozyri.server.schemas import SeatConfig, TableConfig
-from svoi_kozyri.server.social_tables import deals_t, plays_t
-from svoi_kozyri.server.table import SeatInfo, TableGame
+from svoi_kozyri.server.storage.migrate import alembic_config
+from svoi_kozyri.server.storage.schema import deals_t, events_t, plays_t, seats_t, tables_t
+from svoi_kozyri.server.storage.store import Store
+from svoi_kozyri.server.table.game import SeatInfo, TableGame
+from svoi_kozyri.server.web.app import create_app
+from svoi_kozyri.server.wire.schemas import SeatConfig, TableConfig
 from test_analysis_api import cards_in
 from test_server_leak import CARD_RE, _snapshot, _strings
 

@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 
 from browser_support import browser_server, chromium, post
-from svoi_kozyri.server.client import SeatClient, low_card_policy
-from svoi_kozyri.server.process import ServerProcess
+from svoi_kozyri.server.runtime.process import ServerProcess
+from svoi_kozyri.server.web.client import SeatClient, low_card_policy
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 

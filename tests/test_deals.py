@@ -1,4 +1,4 @@
-"""Same deal, compared (server/deals.py): a finished hand shared as a deal is
+"""Same deal, compared (server/features/deals.py): a finished hand shared as a deal is
 dealt again, card for card, at the tables of those who play it, against the
 original table's bots; everybody's results are listed and no card is; the daily
 deal is the same all day.  The leaks that deals once opened are in
@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from svoi_kozyri.server.app import create_app
-from svoi_kozyri.server.schemas import SeatConfig, TableConfig
-from svoi_kozyri.server.table import SeatInfo, TableGame
+from svoi_kozyri.server.table.game import SeatInfo, TableGame
+from svoi_kozyri.server.web.app import create_app
+from svoi_kozyri.server.wire.schemas import SeatConfig, TableConfig
 from test_analysis_api import cards_in
 
 FAST = {"bot_delay_s": 0, "hand_pause_s": 0}

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from svoi_kozyri.cli.main import app
 from svoi_kozyri.cli.serve_cmds import parse_engines
 from svoi_kozyri.core import NUM_CARDS, Rules, format_card
-from svoi_kozyri.server.app import create_app
+from svoi_kozyri.server.web.app import create_app
 from svoi_kozyri.tui.play import TableSetup, TerminalGame, make_seats
 from svoi_kozyri.tui.prompter import StreamPrompter
 from svoi_kozyri.tui.render import make_console

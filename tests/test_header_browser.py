@@ -24,8 +24,8 @@ import pytest
 
 from accounts_support import PASSWORD
 from browser_support import browser_server, chromium, post
-from svoi_kozyri.server.app import STATIC_DIR
-from svoi_kozyri.server.process import ServerProcess
+from svoi_kozyri.server.runtime.process import ServerProcess
+from svoi_kozyri.server.web.app import STATIC_DIR
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(600)]
 

@@ -5,7 +5,7 @@ estimated; the server never words it."""
 from __future__ import annotations
 
 from svoi_kozyri.bots.rating import Rating
-from svoi_kozyri.server.master import hint_rating
+from svoi_kozyri.server.table.master import hint_rating
 
 
 def test_proven_values() -> None:

@@ -7,7 +7,8 @@ import random
 
 import pytest
 
-from svoi_kozyri.bots.base import make_agent, play_out
+from svoi_kozyri.bots.base import play_out
+from svoi_kozyri.bots.catalogue import make_agent
 from svoi_kozyri.bots.search.common import Budget, evaluate, policy, rewards, rollout
 from svoi_kozyri.bots.search.ismcts import ISMCTS, ISMCTSAgent
 from svoi_kozyri.bots.search.pimc import PIMCAgent

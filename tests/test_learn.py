@@ -12,8 +12,8 @@ from fastapi.testclient import TestClient
 
 from svoi_kozyri.core import format_card, format_cards, parse_card, seat_name
 from svoi_kozyri.notation import format_position
-from svoi_kozyri.server.app import create_app
-from svoi_kozyri.server.learn import Lesson, card_note, lessons
+from svoi_kozyri.server.features.learn import Lesson, card_note, lessons
+from svoi_kozyri.server.web.app import create_app
 
 STATIC = Path(__file__).resolve().parent.parent / "src" / "svoi_kozyri" / "web" / "static"
 LESSONS = lessons()

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from browser_support import browser_server, chromium
-from svoi_kozyri.server.learn import lessons
-from svoi_kozyri.server.process import ServerProcess
+from svoi_kozyri.server.features.learn import lessons
+from svoi_kozyri.server.runtime.process import ServerProcess
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from svoi_kozyri.arena import run_arena
-from svoi_kozyri.bots.base import make_agent
 from svoi_kozyri.bots.basic import GreedyAgent
+from svoi_kozyri.bots.catalogue import make_agent
 from svoi_kozyri.bots.heuristic import HeuristicAgent
 from svoi_kozyri.bots.levels import LEVELS
 from svoi_kozyri.bots.search.ismcts import ISMCTSAgent

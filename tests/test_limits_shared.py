@@ -36,11 +36,11 @@ from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
 from svoi_kozyri.cli.main import app as cli
-from svoi_kozyri.server import analysis_api
-from svoi_kozyri.server.app import body_limits, create_app
-from svoi_kozyri.server.db import Store
-from svoi_kozyri.server.guard import MAX_BODY_BYTES, Limits, check_origin, network_of
-from svoi_kozyri.server.process import ServerProcess
+from svoi_kozyri.server.edge.guard import MAX_BODY_BYTES, Limits, check_origin, network_of
+from svoi_kozyri.server.features import analysis_api
+from svoi_kozyri.server.runtime.process import ServerProcess
+from svoi_kozyri.server.storage.store import Store
+from svoi_kozyri.server.web.app import body_limits, create_app
 from test_server_postgres import postgres_url  # noqa: F401  (the fixture)
 from test_server_workers import _fresh_db
 

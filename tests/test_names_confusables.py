@@ -12,8 +12,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from accounts_support import create_table, csrf, make_client, register
-from svoi_kozyri.server.names import limit_marks, looks_alike, skeletons, too_many_marks
-from svoi_kozyri.server.schemas import check_name
+from svoi_kozyri.server.wire.names import limit_marks, looks_alike, skeletons, too_many_marks
+from svoi_kozyri.server.wire.schemas import check_name
 from test_server_postgres import postgres_url  # noqa: F401  (the fixture)
 
 pytestmark = pytest.mark.timeout(120)
@@ -151,8 +151,8 @@ def test_look_alike_accounts_refused_across_processes_on_postgres(
 ) -> None:
     """Two apps on one PostgreSQL database (two workers): the second learns the
     first's accounts from the database, under the registration lock."""
-    from svoi_kozyri.server.accounts import AccountSettings
-    from svoi_kozyri.server.app import create_app
+    from svoi_kozyri.server.platform.accounts import AccountSettings
+    from svoi_kozyri.server.web.app import create_app
 
     one = create_app(postgres_url, seed=1, accounts=AccountSettings.fast(), migrate=True)
     two = create_app(postgres_url, seed=2, accounts=AccountSettings.fast())

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from accounts_support import FAST, create_table, make_client, play_out, register
-from svoi_kozyri.server.profiles import outcome
-from svoi_kozyri.server.ratings_service import (
+from svoi_kozyri.server.platform.profiles import outcome
+from svoi_kozyri.server.platform.ratings_service import (
     DISPLAY_BASE,
     MU0,
     PROVISIONAL_GAMES,

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from accounts_support import FAST, create_table, make_client, play_out, register
-from svoi_kozyri.server.ratings_service import MU0, SIGMA0, places, rate_match
+from svoi_kozyri.server.platform.ratings_service import MU0, SIGMA0, places, rate_match
 
 pytestmark = pytest.mark.timeout(120)
 

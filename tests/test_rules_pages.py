@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from svoi_kozyri.server.app import create_app
-from svoi_kozyri.server.learn import RULES_LANGUAGES, rules_language
+from svoi_kozyri.server.features.learn import RULES_LANGUAGES, rules_language
+from svoi_kozyri.server.web.app import create_app
 
 
 @pytest.fixture(scope="module")

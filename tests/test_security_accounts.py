@@ -26,8 +26,8 @@ from accounts_support import (
     make_client,
     register,
 )
-from svoi_kozyri.server.accounts import AccountSettings
-from svoi_kozyri.server.process import free_port
+from svoi_kozyri.server.platform.accounts import AccountSettings
+from svoi_kozyri.server.runtime.process import free_port
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -106,8 +106,8 @@ def test_many_addresses_on_one_name_refuse_only_themselves(tmp_path: Path) -> No
 def test_delays_grow_per_address_and_name(tmp_path: Path) -> None:
     """The pair's delay doubles with every failure past the free ones, in the
     database (so every process counts them)."""
-    from svoi_kozyri.server.accounts import AccountError, LoginThrottle
-    from svoi_kozyri.server.db import Store
+    from svoi_kozyri.server.platform.accounts import AccountError, LoginThrottle
+    from svoi_kozyri.server.storage.store import Store
 
     store = Store(f"sqlite:///{tmp_path / 'd.db'}")
     s = AccountSettings(
@@ -353,8 +353,8 @@ def test_login_throttle_holds_across_server_processes(tmp_path: Path) -> None:
 
 
 def test_database_window_forgets_after_the_window(tmp_path: Path) -> None:
-    from svoi_kozyri.server.accounts import DbWindow
-    from svoi_kozyri.server.db import Store
+    from svoi_kozyri.server.platform.accounts import DbWindow
+    from svoi_kozyri.server.storage.store import Store
 
     store = Store(f"sqlite:///{tmp_path / 'w.db'}")  # migrated: the tables exist
     eng = store.engine

@@ -12,8 +12,8 @@ import pytest
 from fastapi import APIRouter, Request
 from fastapi.testclient import TestClient
 
-from svoi_kozyri.server.app import create_app
-from svoi_kozyri.server.guard import Limits
+from svoi_kozyri.server.edge.guard import Limits
+from svoi_kozyri.server.web.app import create_app
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -243,7 +243,7 @@ def test_a_hint_is_worked_out_once_per_position(
     """Asking again and again for a hint of one position costs one computation
     (each is ~0.3 s of a thread holding the interpreter lock: twenty asks a second
     used to be twenty computations a second)."""
-    from svoi_kozyri.server import master
+    from svoi_kozyri.server.table import master
 
     calls: list[int] = []
     rate = master._hint_rating
@@ -319,7 +319,7 @@ def test_spectator_and_opponent_views_hold_no_private_cards(client: TestClient) 
 def test_protocol_doc_names_every_schema() -> None:
     from pydantic import BaseModel
 
-    from svoi_kozyri.server import schemas
+    from svoi_kozyri.server.wire import schemas
 
     doc = (Path(__file__).parent.parent / "docs" / "protocol.md").read_text()
     models = [
@@ -402,9 +402,9 @@ def test_search_bot_thinks_in_a_worker_process(client: TestClient) -> None:
 def test_pile_visibility_table_shows_the_top_and_the_pickup_window() -> None:
     import random
 
-    from svoi_kozyri.server.schemas import TableConfig
-    from svoi_kozyri.server.table import SeatInfo, TableError, TableGame
-    from svoi_kozyri.server.views import table_view
+    from svoi_kozyri.server.table.game import SeatInfo, TableError, TableGame
+    from svoi_kozyri.server.table.views import table_view
+    from svoi_kozyri.server.wire.schemas import TableConfig
 
     cfg = TableConfig.model_validate(
         {"seats": [{"kind": "human"}] * 3, "rules": {"pile_visibility": "table"}}

@@ -22,15 +22,15 @@ import pytest
 from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
-from svoi_kozyri.server.app import create_app
-from svoi_kozyri.server.auth import LinkSigner
-from svoi_kozyri.server.client import SeatClient, low_card_policy
-from svoi_kozyri.server.guard import Limits, RateLimiter
-from svoi_kozyri.server.process import ServerProcess
-from svoi_kozyri.server.scheduler import UNATTENDED_DELAY_S
-from svoi_kozyri.server.schemas import TableConfig, check_name
-from svoi_kozyri.server.table import SeatInfo, TableGame
-from svoi_kozyri.server.views import HANDS_LIMIT, table_view
+from svoi_kozyri.server.edge.guard import Limits, RateLimiter
+from svoi_kozyri.server.runtime.process import ServerProcess
+from svoi_kozyri.server.table.game import SeatInfo, TableGame
+from svoi_kozyri.server.table.scheduler import UNATTENDED_DELAY_S
+from svoi_kozyri.server.table.views import HANDS_LIMIT, table_view
+from svoi_kozyri.server.web.app import create_app
+from svoi_kozyri.server.web.client import SeatClient, low_card_policy
+from svoi_kozyri.server.wire.auth import LinkSigner
+from svoi_kozyri.server.wire.schemas import TableConfig, check_name
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -448,7 +448,7 @@ def test_front_end_has_no_inline_scripts_or_styles() -> None:
     """The CSP forbids inline code, so the pages must not need any."""
     import re
 
-    from svoi_kozyri.server.app import STATIC_DIR
+    from svoi_kozyri.server.web.app import STATIC_DIR
 
     for page in STATIC_DIR.glob("*.html"):
         html = page.read_text()

@@ -1,4 +1,4 @@
-"""The server's garbage-collector policy (server/gcpolicy.py): long-lived objects are
+"""The server's garbage-collector policy (server/runtime/gcpolicy.py): long-lived objects are
 frozen out of the collector's walks, and the frozen cycles are still reclaimed by
 the periodic full collection (nothing leaks for good)."""
 
@@ -10,8 +10,8 @@ import weakref
 
 import pytest
 
-from svoi_kozyri.server import gcpolicy
-from svoi_kozyri.server.gcpolicy import GcPolicy
+from svoi_kozyri.server.runtime import gcpolicy
+from svoi_kozyri.server.runtime.gcpolicy import GcPolicy
 
 
 class _Node:

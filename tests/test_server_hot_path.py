@@ -16,11 +16,12 @@ from typing import Any
 
 import pytest
 
-from svoi_kozyri.server.db import AsyncAppender, StaleVersionError, Store
-from svoi_kozyri.server.hub import Hub
-from svoi_kozyri.server.live import LiveTable
-from svoi_kozyri.server.schemas import CreateTableRequest, JoinRequest, TableConfig
-from svoi_kozyri.server.transport import Conn
+from svoi_kozyri.server.cluster import Cluster
+from svoi_kozyri.server.storage.store import AsyncAppender, StaleVersionError, Store
+from svoi_kozyri.server.table.live import LiveTable
+from svoi_kozyri.server.web.hub import Hub
+from svoi_kozyri.server.wire.schemas import CreateTableRequest, JoinRequest, TableConfig
+from svoi_kozyri.server.wire.transport import Conn
 from test_server_postgres import postgres_url  # noqa: F401  (the fixture)
 
 pytestmark = pytest.mark.timeout(120)
@@ -54,7 +55,7 @@ def _dsn(store: Store) -> str:
 def test_append_checks_the_version_and_notifies_only_what_it_stored(store: Store) -> None:
     import psycopg
 
-    from svoi_kozyri.server.db import CHANNEL
+    from svoi_kozyri.server.storage.store import CHANNEL
 
     _plain_table(store, "t1")
     listener = psycopg.connect(_dsn(store), autocommit=True)
@@ -265,8 +266,8 @@ def test_a_catch_up_runs_off_the_loop_once_per_table_and_applies_each_event_once
 ) -> None:
     async def go() -> None:
         hub = Hub(store, seed=5)  # a cluster (PostgreSQL), not started
-        cluster = hub.cluster
-        assert cluster is not None
+        cluster = hub.peer
+        assert isinstance(cluster, Cluster)
         live = await _two_player_table(hub)
         table_id = live.game.table_id
         conn = Conn(None, None)  # type: ignore[arg-type]  # a spectator here
@@ -289,7 +290,7 @@ def test_a_catch_up_runs_off_the_loop_once_per_table_and_applies_each_event_once
         # another process commits two moves (read back with a second game)
         other = hub.store.load(table_id)
         assert other is not None
-        from svoi_kozyri.server.master import game_from_stored
+        from svoi_kozyri.server.table.master import game_from_stored
 
         g2 = game_from_stored(other)
         for v in (1, 2):
@@ -320,7 +321,7 @@ def test_a_catch_up_runs_off_the_loop_once_per_table_and_applies_each_event_once
 def test_the_loop_watch_names_the_blocking_call(caplog: pytest.LogCaptureFixture) -> None:
     import time
 
-    from svoi_kozyri.server.loopwatch import LoopWatch
+    from svoi_kozyri.server.runtime.loopwatch import LoopWatch
 
     def blocking_statement() -> None:
         time.sleep(0.15)  # stands for a synchronous database round trip
@@ -334,7 +335,7 @@ def test_the_loop_watch_names_the_blocking_call(caplog: pytest.LogCaptureFixture
         await watch.stop()
         return watch.blocked
 
-    with caplog.at_level("WARNING", logger="svoi_kozyri.server.loopwatch"):
+    with caplog.at_level("WARNING", logger="svoi_kozyri.server.runtime.loopwatch"):
         assert asyncio.run(go()) == 1
     (record,) = [r for r in caplog.records if r.name.endswith("loopwatch")]
     assert "blocking_statement" in record.getMessage()

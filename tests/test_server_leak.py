@@ -22,12 +22,12 @@ import httpx
 import pytest
 
 from svoi_kozyri.core import format_card, iter_cards
-from svoi_kozyri.server.client import SeatClient, low_card_policy
-from svoi_kozyri.server.db import Store
-from svoi_kozyri.server.hub import bot_names
-from svoi_kozyri.server.process import ServerProcess
-from svoi_kozyri.server.schemas import TableConfig
-from svoi_kozyri.server.table import SeatInfo, TableGame
+from svoi_kozyri.server.runtime.process import ServerProcess
+from svoi_kozyri.server.storage.store import Store
+from svoi_kozyri.server.table.game import SeatInfo, TableGame
+from svoi_kozyri.server.web.client import SeatClient, low_card_policy
+from svoi_kozyri.server.web.hub import bot_names
+from svoi_kozyri.server.wire.schemas import TableConfig
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
 

@@ -14,13 +14,14 @@ from sqlalchemy import create_engine, text
 from typer.testing import CliRunner
 
 from svoi_kozyri.cli.main import app as cli
-from svoi_kozyri.server.db import Store, metadata, tables_t
-from svoi_kozyri.server.migrate import (
+from svoi_kozyri.server.storage.migrate import (
     UnmigratedDatabaseError,
     alembic_config,
     current_revision,
     head_revision,
 )
+from svoi_kozyri.server.storage.schema import metadata, tables_t
+from svoi_kozyri.server.storage.store import Store
 
 
 def test_fresh_sqlite_is_migrated_on_first_use(tmp_path: Path) -> None:
@@ -83,7 +84,7 @@ def test_a_database_from_before_migrations_keeps_its_tables(tmp_path: Path) -> N
 def test_migrations_ship_inside_the_package() -> None:
     from importlib import resources
 
-    root = resources.files("svoi_kozyri.server") / "migrations"
+    root = resources.files("svoi_kozyri.server.storage") / "migrations"
     assert (root / "env.py").is_file() and (root / "script.py.mako").is_file()
     names = [p.name for p in (root / "versions").iterdir()]
     assert "0001_initial.py" in names and "0002_meta_and_leases.py" in names

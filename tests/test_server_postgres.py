@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from svoi_kozyri.server.process import PostgresUnavailableError, throwaway_postgres
+from svoi_kozyri.server.runtime.process import PostgresUnavailableError, throwaway_postgres
 from test_server_restart import crash_and_resume
 
 pytestmark = pytest.mark.timeout(300)
@@ -49,6 +49,6 @@ def test_serve_refuses_an_unmigrated_postgres_database(postgres_url: str) -> Non
     assert f"Run: svoi-kozyri migrate --database {fresh}" in out.output
     done = CliRunner().invoke(cli, ["migrate", "--database", fresh])
     assert done.exit_code == 0 and "-> revision 0008" in done.output
-    from svoi_kozyri.server.db import Store
+    from svoi_kozyri.server.storage.store import Store
 
     Store(fresh, migrate=False).close()  # now accepted

@@ -14,8 +14,8 @@ from typing import Any
 import httpx
 import pytest
 
-from svoi_kozyri.server.client import SeatClient, low_card_policy
-from svoi_kozyri.server.process import ServerProcess
+from svoi_kozyri.server.runtime.process import ServerProcess
+from svoi_kozyri.server.web.client import SeatClient, low_card_policy
 
 pytestmark = pytest.mark.timeout(300)
 

@@ -26,10 +26,11 @@ import pytest
 from sqlalchemy import func, select
 from websockets.sync.client import ClientConnection, connect
 
-from svoi_kozyri.server.cluster import LEASE_S, PROCESS_TTL_S
-from svoi_kozyri.server.db import Store, events_t, leases_t
-from svoi_kozyri.server.master import game_from_stored
-from svoi_kozyri.server.process import ServerProcess
+from svoi_kozyri.server.cluster.postgres import LEASE_S, PROCESS_TTL_S
+from svoi_kozyri.server.runtime.process import ServerProcess
+from svoi_kozyri.server.storage.schema import events_t, leases_t
+from svoi_kozyri.server.storage.store import Store
+from svoi_kozyri.server.table.master import game_from_stored
 from test_server_postgres import postgres_url  # noqa: F401  (the fixture)
 from test_server_workers import _fresh_db
 
@@ -372,8 +373,8 @@ def test_chat_survives_a_restart(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     history, the mutes and the rate limit's count are still there."""
     from fastapi.testclient import TestClient
 
-    from svoi_kozyri.server import chat
-    from svoi_kozyri.server.app import create_app
+    from svoi_kozyri.server.features import chat
+    from svoi_kozyri.server.web.app import create_app
 
     monkeypatch.setattr(chat, "RATE_SECONDS", 600.0)  # a slow restart stays in the window
 

@@ -22,11 +22,11 @@ import httpx
 import pytest
 from websockets.exceptions import ConnectionClosed
 
-from svoi_kozyri.server.client import SeatClient, low_card_policy
-from svoi_kozyri.server.db import Store
-from svoi_kozyri.server.master import game_from_stored
-from svoi_kozyri.server.process import ServerProcess
-from svoi_kozyri.server.views import table_view
+from svoi_kozyri.server.runtime.process import ServerProcess
+from svoi_kozyri.server.storage.store import Store
+from svoi_kozyri.server.table.master import game_from_stored
+from svoi_kozyri.server.table.views import table_view
+from svoi_kozyri.server.web.client import SeatClient, low_card_policy
 from test_server_postgres import postgres_url  # noqa: F401  (the fixture)
 from test_server_processes import _alive, descendants
 
@@ -183,7 +183,7 @@ def _serving(srv: ServerProcess, db: str, n: int) -> None:
     is in ``sk_processes``), so both take connections when the test starts."""
     from sqlalchemy import func, select
 
-    from svoi_kozyri.server.db import processes_t
+    from svoi_kozyri.server.storage.schema import processes_t
 
     _until("the workers to start", lambda: len(_workers(srv)) >= n, 60)
     store = Store(db, migrate=False)
@@ -299,7 +299,7 @@ def test_a_worker_whose_supervisor_is_gone_ends_at_once(tmp_path: Path) -> None:
     import subprocess
     import sys
 
-    from svoi_kozyri.server.app import ENV_PREFIX
+    from svoi_kozyri.server.web.app import ENV_PREFIX
 
     db = f"sqlite:///{tmp_path / 'x.db'}"
     Store(db, migrate=True).close()
@@ -308,7 +308,7 @@ def test_a_worker_whose_supervisor_is_gone_ends_at_once(tmp_path: Path) -> None:
         ENV_PREFIX + "SUPERVISOR": "999999999",  # no such process: the supervisor is gone
         ENV_PREFIX + "DATABASE": db,
     }
-    code = "from svoi_kozyri.server.app import app_from_env; app_from_env(); print('alive')"
+    code = "from svoi_kozyri.server.web.app import app_from_env; app_from_env(); print('alive')"
     out = subprocess.run(
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60
     )

@@ -21,11 +21,11 @@ import pytest
 from fastapi.testclient import TestClient
 from starlette.testclient import WebSocketTestSession
 
-from svoi_kozyri.server.app import create_app
-from svoi_kozyri.server.guard import Limits
-from svoi_kozyri.server.process import ServerProcess
-from svoi_kozyri.server.schemas import MAX_MESSAGE_BYTES, ClientMessage
-from svoi_kozyri.server.transport import ENV_SEND_STALL, MESSAGE_TYPES
+from svoi_kozyri.server.edge.guard import Limits
+from svoi_kozyri.server.runtime.process import ServerProcess
+from svoi_kozyri.server.web.app import create_app
+from svoi_kozyri.server.wire.schemas import MAX_MESSAGE_BYTES, ClientMessage
+from svoi_kozyri.server.wire.transport import ENV_SEND_STALL, MESSAGE_TYPES
 
 pytestmark = pytest.mark.timeout(180)
 

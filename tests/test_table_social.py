@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from svoi_kozyri.server import chat
-from svoi_kozyri.server.app import create_app
+from svoi_kozyri.server.features import chat
+from svoi_kozyri.server.web.app import create_app
 from test_analysis_api import cards_in
 
 FAST = {"bot_delay_s": 0, "hand_pause_s": 0}

@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 from browser_support import browser_server, chromium, post
-from svoi_kozyri.server.learn import lessons
-from svoi_kozyri.server.process import ServerProcess
+from svoi_kozyri.server.features.learn import lessons
+from svoi_kozyri.server.runtime.process import ServerProcess
 from test_learn_browser import new_page, play_lesson_move
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]

@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 
 from svoi_kozyri.core import Rules
 from svoi_kozyri.core.rules import option_specs
-from svoi_kozyri.server.app import create_app
+from svoi_kozyri.server.web.app import create_app
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from browser_support import browser_server, chromium
-from svoi_kozyri.server.process import ServerProcess
+from svoi_kozyri.server.runtime.process import ServerProcess
 from test_phone_layout_browser import HIT_AREAS
 
 expect = pytest.importorskip("playwright.sync_api").expect

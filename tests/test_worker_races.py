@@ -32,11 +32,11 @@ import pytest
 from fastapi.testclient import TestClient
 from websockets.sync.client import ClientConnection, connect
 
-from svoi_kozyri.server.app import create_app
-from svoi_kozyri.server.db import Store
-from svoi_kozyri.server.guard import Limits
-from svoi_kozyri.server.process import ServerProcess
-from svoi_kozyri.server.scheduler import UNATTENDED_DELAY_S
+from svoi_kozyri.server.edge.guard import Limits
+from svoi_kozyri.server.runtime.process import ServerProcess
+from svoi_kozyri.server.storage.store import Store
+from svoi_kozyri.server.table.scheduler import UNATTENDED_DELAY_S
+from svoi_kozyri.server.web.app import create_app
 from test_server_postgres import postgres_url  # noqa: F401  (the fixture)
 from test_server_workers import _fresh_db
 

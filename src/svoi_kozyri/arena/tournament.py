@@ -11,7 +11,7 @@ bots and much smaller samples give meaningful comparisons.
 hand, depend only on ``seed``, the deal index, the rotation and the seat; the
 number of worker processes and their scheduling change nothing.
 
-Bots are built in each worker with :func:`~svoi_kozyri.bots.base.make_agent`, so any
+Bots are built in each worker with :func:`~svoi_kozyri.bots.catalogue.make_agent`, so any
 registered spec (``"ismcts:iterations=200"``) works, and each only ever sees its own
 :class:`~svoi_kozyri.core.Observation` (through
 :func:`~svoi_kozyri.bots.base.play_out`).
@@ -29,7 +29,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..bots.base import Agent, make_agent, play_out
+from ..bots.base import Agent, play_out
+from ..bots.catalogue import make_agent
 from ..bots.external import ExternalAgent
 from ..core import Game, Rules, blind_owners, seat_name
 from .backends import Backend, make_backend

@@ -51,22 +51,6 @@ class RandomAgent(Agent):
         return self.rng.choice(obs.legal_moves())
 
 
-def available_agents() -> list[str]:
-    """Names accepted by :func:`make_agent` whose implementation is installed
-    (the catalogue's list; kept here for old imports)."""
-    from .catalogue import available_agents as names
-
-    return names()
-
-
-def make_agent(spec: str, seed: int | None = None) -> Agent:
-    """Build an agent from a spec such as ``ismcts:iterations=2000``; see
-    :func:`svoi_kozyri.bots.catalogue.make_agent` (kept here for old imports)."""
-    from .catalogue import make_agent as build
-
-    return build(spec, seed)
-
-
 def play_out(state: State, agents: Sequence[Agent], max_moves: int | None = None) -> State:
     """Play ``state`` to the end (or ``max_moves`` turns), each seat's agent seeing
     only its own observation.  Mutates and returns ``state``."""

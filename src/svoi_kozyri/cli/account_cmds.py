@@ -28,7 +28,7 @@ def calibrate_bots(
     ] = False,
 ) -> None:
     """Rate the bots' accounts of a web server database from an arena round robin."""
-    from ..server.calibrate import CalibrationError, calibrate
+    from ..server.platform.calibrate import CalibrationError, calibrate
     from .serve_cmds import check_database_url, default_database_url, probe_database
 
     url = check_database_url(database) if database is not None else default_database_url()

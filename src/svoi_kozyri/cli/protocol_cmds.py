@@ -20,7 +20,7 @@ def engine(
     bot: Annotated[str, typer.Argument(help="bot spec, e.g. medium or ismcts:iterations=200")],
 ) -> None:
     """Serve BOT over the engine protocol on stdin/stdout (docs/engine-protocol.md)."""
-    from ..protocol.server import serve
+    from ..engine_server import serve
 
     try:
         serve(bot, sys.stdin, sys.stdout)

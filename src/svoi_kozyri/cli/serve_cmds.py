@@ -149,8 +149,8 @@ def serve(
     """Serve the web game: lobby, tables with bots and friends, spectators, replays."""
     from sqlalchemy.exc import SQLAlchemyError
 
-    from ..server.migrate import UnmigratedDatabaseError
-    from ..server.run import WorkersNeedPostgresError, run_server
+    from ..server.storage.migrate import UnmigratedDatabaseError
+    from ..server.web.run import WorkersNeedPostgresError, run_server
 
     if log_level.lower() not in LOG_LEVELS:
         raise ServeOptionError(f"--log-level must be one of {', '.join(LOG_LEVELS)}")
@@ -159,7 +159,7 @@ def serve(
         engines = parse_engines(engine or [])
     except ValueError as e:
         raise ServeOptionError(str(e)) from None
-    from ..server.guard import check_origin, parse_proxies
+    from ..server.edge.guard import check_origin, parse_proxies
 
     try:
         parse_proxies(trusted_proxy or [])
@@ -200,7 +200,7 @@ def migrate(
     from sqlalchemy import create_engine
     from sqlalchemy.exc import SQLAlchemyError
 
-    from ..server.migrate import upgrade
+    from ..server.storage.migrate import upgrade
 
     url = check_database_url(database) if database is not None else default_database_url()
     try:

@@ -25,13 +25,13 @@ An observation's diagram shows only what its viewer may know: hidden cards are
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from .cards import SUIT_SYMBOLS, format_cards
 
 if TYPE_CHECKING:
-    from .observation import Observation
-    from .state import State
+    from .game import Game
 
 _SEATS = "ABCD"
 _MODE_TEXT = (
@@ -42,25 +42,23 @@ _MODE_TEXT = (
 )
 
 
-def diagram(view: State | Observation) -> str:
-    """The text diagram of a state (every hand) or an observation (its viewer's)."""
-    from .observation import Observation
-
-    game = view.game
+def diagram(
+    game: Game,
+    seen: Sequence[int],
+    sizes: Sequence[int],
+    pile: Sequence[int],
+    to_act: int | None,
+    phase: int,
+    outs: Iterable[tuple[int, object]],
+    result: object | None,
+) -> str:
+    """The text diagram of a hand from what its viewer sees: per seat the cards
+    shown (``seen``, a bitmask each) and the hand's size (the rest is ``##``).
+    :class:`~.state.State` passes every hand, :class:`~.observation.Observation`
+    what its viewer may know; this module knows neither class (it sits below
+    both)."""
     n = game.n
-    if isinstance(view, Observation):
-        seen = [view.hands[i] | view.known[i] for i in range(n)]
-        sizes = list(view.hand_sizes)
-        pile = list(view.pile)
-        to_act = view.to_act
-        phase = view.phase
-    else:
-        seen = list(view.hands)
-        sizes = [h.bit_count() for h in view.hands]
-        pile = view.pile_cards()
-        to_act = view.to_act
-        phase = view.phase
-    outs = {seat: kind for seat, kind in view.outs}
+    out_kinds = {seat: kind for seat, kind in outs}
     lines = []
     for seat in range(n):
         own = "".join(SUIT_SYMBOLS[s] for s in range(4) if game.owners[seat] >> s & 1)
@@ -71,16 +69,16 @@ def diagram(view: State | Observation) -> str:
         extra = ""
         if seat == to_act:
             extra = "  <- to act"
-        elif seat in outs:
-            extra = f"  out on a {outs[seat]}"
+        elif seat in out_kinds:
+            extra = f"  out on a {out_kinds[seat]}"
         lines.append(f"  {_SEATS[seat]}  own {own:<3} {cards:<16} {size:>7}{extra}")
     if pile:
         count = f"{len(pile)} card{'s' * (len(pile) != 1)}"
         lines.append(f"  pile: {format_cards(pile)}  ({count}, top {format_cards([pile[-1]])})")
     else:
         lines.append("  pile: empty")
-    if view.result is not None:
-        lines.append(f"  over: {view.result}")
+    if result is not None:
+        lines.append(f"  over: {result}")
     elif to_act is not None:
         lines.append(f"  {_SEATS[to_act]} to act: {_MODE_TEXT[phase]}")
     return "\n".join(lines)

@@ -21,6 +21,7 @@ import random
 from dataclasses import dataclass, field
 
 from .cards import Card, CardSet, cards_of
+from .diagram import diagram
 from .errors import IllegalMoveError
 from .game import (
     FREE,
@@ -120,10 +121,19 @@ class Observation:
         return moves_for(self.game, self.seat, self.hands[self.seat], top, self.phase)
 
     def __str__(self) -> str:
-        """A multi-line diagram of the table as this viewer sees it."""
-        from .diagram import diagram
-
-        return diagram(self)
+        """A multi-line diagram of the table as this viewer sees it: its own hand
+        and the publicly known cards of the others (:func:`~.diagram.diagram`)."""
+        seen = [self.hands[i] | self.known[i] for i in range(self.game.n)]
+        return diagram(
+            self.game,
+            seen,
+            list(self.hand_sizes),
+            list(self.pile),
+            self.to_act,
+            self.phase,
+            self.outs,
+            self.result,
+        )
 
     def _repr_svg_(self) -> str:
         """Jupyter shows an observation as the table its viewer sees

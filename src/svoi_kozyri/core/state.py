@@ -751,8 +751,13 @@ class State:
         return tuple(-1.0 if i == r.loser else 0.0 for i in range(n))
 
     def __str__(self) -> str:
-        """A multi-line diagram of the table (:func:`~.diagram.diagram`)."""
-        return diagram(self)
+        """A multi-line diagram of the table, every hand shown (:func:`~.diagram.diagram`)."""
+        hands = list(self.hands)
+        sizes = [h.bit_count() for h in hands]
+        pile = self.pile_cards()
+        return diagram(
+            self.game, hands, sizes, pile, self.to_act, self.phase, self.outs, self.result
+        )
 
     def _repr_svg_(self) -> str:
         """Jupyter shows a state as the table drawn by :func:`svoi_kozyri.svg.position`

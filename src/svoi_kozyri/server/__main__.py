@@ -10,8 +10,8 @@ from __future__ import annotations
 import argparse
 import logging
 
-from .run import run_server
-from .scheduler import IDLE_PAUSE_S, UNATTENDED_DELAY_S
+from .table.scheduler import IDLE_PAUSE_S, UNATTENDED_DELAY_S
+from .web.run import run_server
 
 
 def main(argv: list[str] | None = None) -> None:

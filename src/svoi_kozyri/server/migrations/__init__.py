@@ -1,1 +1,0 @@
-"""Alembic migrations of the server's database (see :mod:`svoi_kozyri.server.migrate`)."""

@@ -1,0 +1,3 @@
+"""The platform around the tables: accounts, players' endpoints, ratings,
+profiles, the live lobby and the bots' calibration.
+"""

@@ -1,0 +1,244 @@
+"""The server's whole database schema: every table, on one SQLAlchemy ``metadata``.
+
+One module owns every table, so ``metadata`` always describes the whole schema
+the Alembic revisions build (:mod:`.migrations`), whichever module is imported
+first, and nothing has to be imported for its side effect.  The store
+(:mod:`.store`), the accounts and ratings (:mod:`..platform`) and the social
+features (:mod:`..features`) import the tables they use from here.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Column,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+)
+
+# The game: tables, seats, the event log, and the coordination of processes.
+metadata = MetaData()
+
+tables_t = Table(
+    "sk_tables",
+    metadata,
+    Column("id", String(32), primary_key=True),
+    Column("config", Text, nullable=False),
+    Column("seed", BigInteger, nullable=False),
+    Column("status", String(16), nullable=False, index=True),
+    Column("version", Integer, nullable=False, default=0),
+    Column("listed", Integer, nullable=False, default=1),
+    Column("created", Float, nullable=False),
+    Column("updated", Float, nullable=False),
+)
+
+seats_t = Table(
+    "sk_seats",
+    metadata,
+    Column("table_id", String(32), ForeignKey("sk_tables.id"), primary_key=True),
+    Column("seat", Integer, primary_key=True),
+    Column("kind", String(8), nullable=False),
+    Column("bot", String(40)),
+    Column("name", String(64)),
+    Column("token_hash", String(64)),
+)
+
+meta_t = Table(
+    "sk_meta",
+    metadata,
+    Column("key", String(40), primary_key=True),
+    Column("value", Text, nullable=False),
+)
+
+leases_t = Table(
+    "sk_leases",
+    metadata,
+    Column("table_id", String(32), ForeignKey("sk_tables.id"), primary_key=True),
+    Column("owner", String(64), nullable=False),
+    Column("expires", Float, nullable=False),
+)
+
+processes_t = Table(
+    "sk_processes",
+    metadata,
+    Column("owner", String(64), primary_key=True),
+    Column("expires", Float, nullable=False),
+)
+
+presence_t = Table(
+    "sk_presence",
+    metadata,
+    Column("table_id", String(32), primary_key=True),
+    Column("owner", String(64), primary_key=True),
+    Column("seats", String(16), nullable=False),
+    Column("spectators", Integer, nullable=False, server_default="0"),
+)
+
+limits_t = Table(
+    "sk_limits",
+    metadata,
+    Column("bucket", String(120), primary_key=True),
+    Column("tokens", Float, nullable=False),
+    Column("at", Float, nullable=False),
+)
+"""Rate-limit token buckets shared by every server process (issue 20, item 5):
+one row per (purpose, client address | network | everyone)."""
+
+events_t = Table(
+    "sk_events",
+    metadata,
+    Column("table_id", String(32), ForeignKey("sk_tables.id"), primary_key=True),
+    Column("seq", Integer, primary_key=True),
+    Column("data", JSON, nullable=False),
+    Column("created", Float, nullable=False),
+)
+
+
+# Accounts, log-in sessions, seat links, log-in throttling, results and ratings
+# (revision 0004).
+users_t = Table(
+    "sk_users",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("username", String(32), nullable=False),
+    Column("username_key", String(32), nullable=False, unique=True),
+    Column("password_hash", String(200)),  # None for bot accounts: they never log in
+    Column("is_bot", Integer, nullable=False, default=0),
+    Column("created", Float, nullable=False),
+    Column("last_seen", Float, nullable=False, default=0.0),
+)
+
+sessions_t = Table(
+    "sk_sessions",
+    metadata,
+    Column("id_hash", String(64), primary_key=True),
+    Column("user_id", Integer, ForeignKey("sk_users.id"), nullable=False, index=True),
+    Column("created", Float, nullable=False),
+    Column("expires", Float, nullable=False),
+)
+
+seat_accounts_t = Table(
+    "sk_seat_accounts",
+    metadata,
+    Column("table_id", String(32), primary_key=True),
+    Column("seat", Integer, primary_key=True),
+    Column("user_id", Integer, ForeignKey("sk_users.id"), nullable=False, index=True),
+    Column("linked", Float, nullable=False),
+)
+
+login_events_t = Table(
+    "sk_login_events",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("kind", String(8), nullable=False),
+    Column("key", String(64), nullable=False),
+    Column("t", Float, nullable=False),
+    Index("ix_sk_login_events_kind_key_t", "kind", "key", "t"),
+)
+
+table_meta_t = Table(
+    "sk_table_meta",
+    metadata,
+    Column("table_id", String(32), primary_key=True),
+    Column("rated", Integer, nullable=False, default=0),
+    Column("players", Integer, nullable=False),
+    Column("state", String(8), nullable=False, default="open"),  # open, done
+    Column("created", Float, nullable=False),
+    Column("finished", Float),
+)
+
+ratings_t = Table(
+    "sk_ratings",
+    metadata,
+    Column("user_id", Integer, primary_key=True),
+    Column("players", Integer, primary_key=True),
+    Column("mu", Float, nullable=False),
+    Column("sigma", Float, nullable=False),
+    Column("games", Integer, nullable=False, default=0),
+    Column("arena_hands", Integer, nullable=False, default=0),  # bots: calibration hands
+    Column("updated", Float, nullable=False),
+)
+
+results_t = Table(
+    "sk_game_results",
+    metadata,
+    Column("table_id", String(32), primary_key=True),
+    Column("seat", Integer, primary_key=True),
+    Column("user_id", Integer, nullable=False, index=True),
+    Column("players", Integer, nullable=False),
+    Column("rated", Integer, nullable=False),
+    Column("place", Integer, nullable=False),
+    Column("losses", Integer, nullable=False),
+    Column("points", Integer, nullable=False),
+    Column("mu_before", Float),
+    Column("sigma_before", Float),
+    Column("mu_after", Float),
+    Column("sigma_after", Float),
+    Column("finished", Float, nullable=False),
+)
+
+
+# "Same deal, compared", rematches and table chat (revisions 0005, 0006, 0007).
+deals_t = Table(
+    "sk_deals",
+    metadata,
+    Column("id", String(24), primary_key=True),
+    Column("deal", Text),  # the hand's deal event (JSON); NULL: an old deal that cannot be played
+    Column("dealer", Integer, nullable=False),
+    Column("players", Integer, nullable=False),
+    Column("rules", Text, nullable=False),
+    Column("seats", Text),  # the origin's seats (JSON: kind and bot of each)
+    Column("origin", String(32)),
+    Column("hand", Integer),  # the origin's hand number
+    Column("daily", String(10)),
+    Column("created", Float, nullable=False),
+)
+"""Shared deals (revision 0007): one hand's explicit deal event (dealer, deck
+order, suit owners), never a table's seed, which would derive the table's other
+hands, the one being played included (issue 20 item 1)."""
+
+plays_t = Table(
+    "sk_deal_plays",
+    metadata,
+    Column("deal_id", String(24), primary_key=True),
+    Column("table_id", String(32), primary_key=True, index=True),
+    Column("hand", Integer, nullable=False),
+    Column("created", Float, nullable=False),
+)
+
+rematches_t = Table(
+    "sk_rematches",
+    metadata,
+    Column("old_id", String(32), primary_key=True),
+    Column("new_id", String(32), nullable=False),
+    Column("created", Float, nullable=False),
+)
+
+chat_t = Table(
+    "sk_chat",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("table_id", String(32), nullable=False, index=True),
+    Column("seat", Integer, nullable=False),
+    Column("name", String(64), nullable=False),
+    Column("text", Text, nullable=False),
+    Column("at", Float, nullable=False),
+)
+"""Table chat (revision 0006): in the database, so every server process on it
+shows the same history, counts the same rate limit and survives a restart."""
+
+chat_mutes_t = Table(
+    "sk_chat_mutes",
+    metadata,
+    Column("table_id", String(32), primary_key=True),
+    Column("seat", Integer, primary_key=True),
+    Column("other", Integer, primary_key=True),
+)
+"""Which seats each player of a table has muted (revision 0006)."""

@@ -1,0 +1,171 @@
+"""Per-viewer table views, built only from that viewer's observation.
+
+This is the one place where server state turns into what a client receives.
+Every card in a view comes from :func:`~svoi_kozyri.core.observe` for the
+viewer's seat (``None`` for spectators): their own hand, the public pile, the
+public turns and pickups, the publicly known cards of each hand.  The full
+:class:`~svoi_kozyri.core.State` is never serialised.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ...core import (
+    RESPOND,
+    Observation,
+    Result,
+    State,
+    display_order,
+    format_card,
+    format_cards,
+    observe,
+    seat_name,
+)
+from ..wire.schemas import HandView, LogEntry, ResultView, SeatView, SessionView, TableView
+from .game import TableGame
+
+LOG_LIMIT = 100
+"""A view carries at most the last this many turns (the replay has them all)."""
+HANDS_LIMIT = 10
+"""A view carries the results of at most the last this many hands (issue 13,
+defect 2: the whole list made every message grow with the session)."""
+
+
+def _cards(mask: int) -> list[str]:
+    return [format_card(c) for c in display_order(mask)]
+
+
+def result_view(result: Result) -> ResultView:
+    """A hand result as shown to everybody."""
+    if result.loser is None:
+        text = "draw" + (" (last card beats the lead)" if result.reason == "last_card" else "")
+        if result.reason in ("repetition", "action_cap"):
+            text = f"draw ({result.reason.replace('_', ' ')})"
+    else:
+        text = f"{seat_name(result.loser)} loses" + (
+            " (action cap)" if result.reason == "action_cap" else ""
+        )
+    return ResultView(loser=result.loser, reason=result.reason, text=text)
+
+
+def _visible_pile(obs: Observation) -> tuple[list[str], bool]:
+    """The pile as shown: everything, or with ``pile_visibility="table"`` the top card
+    and, for the player to act, the pickup window plus one card (SPEC A15.2)."""
+    pile = [format_card(c) for c in obs.pile]
+    if obs.game.rules.pile_visibility == "full" or not pile:
+        return pile, True
+    k = 1
+    if obs.my_turn and obs.phase == RESPOND:
+        k = obs.pickup_count() + 1
+    return pile[-k:], len(pile) <= k
+
+
+def hand_view(
+    state: State, viewer: int | None, number: int, by: Sequence[str], deadline: float | None
+) -> HandView:
+    """The hand as ``viewer`` sees it."""
+    obs = observe(state, viewer)
+    pile, full = _visible_pile(obs)
+    history = obs.history
+    start = max(0, len(history) - LOG_LIMIT)
+    log = [
+        LogEntry.model_construct(
+            seat=seat,
+            move=str(move),
+            picked=format_cards(picked).split() if picked else [],
+            by=by[i] if i < len(by) else "player",
+        )
+        for i, (seat, move, picked) in enumerate(history[start:], start=start)
+    ]
+    open_hands = (
+        {i: _cards(h) for i, h in enumerate(obs.hands)} if obs.game.rules.is_besicovitch else None
+    )
+    return HandView(
+        number=number,
+        dealer=obs.dealer,
+        hand=_cards(obs.hand),
+        open_hands=open_hands,
+        pile=pile,
+        pile_size=len(obs.pile),
+        pile_full=full,
+        top=format_card(obs.top) if obs.top is not None else None,
+        to_act=obs.to_act,
+        mode=obs.mode,
+        legal=[str(m) for m in obs.legal_moves()],
+        pickup_count=obs.pickup_count(),
+        log=log,
+        log_start=start,
+        transfers=[(format_card(c), a, b) for c, a, b in obs.transfers],
+        result=result_view(obs.result) if obs.result is not None else None,
+        deadline_s=deadline,
+        out_order=[seat for seat, _kind in obs.outs],
+    )
+
+
+def table_view(
+    table: TableGame,
+    viewer: int | None,
+    connected: Sequence[bool],
+    standin: Sequence[bool],
+    deadline: float | None = None,
+    paused: bool = False,
+) -> TableView:
+    """The whole table as ``viewer`` (a seat, or ``None`` for a spectator) sees it."""
+    st = table.state
+    obs = observe(st, viewer) if st is not None else None
+    game = st.game if st is not None else table.session.game
+    seats = []
+    for i, info in enumerate(table.seats):
+        suits = game.owners_str()[seat_name(i)]
+        out = None
+        if obs is not None:
+            out = next((kind for s, kind in obs.outs if s == i), None)
+        seats.append(
+            SeatView(
+                seat=i,
+                letter=seat_name(i),
+                name=table.seat_label(i),
+                kind="bot" if info.kind == "bot" else "human",
+                bot=info.bot,
+                taken=info.taken,
+                connected=info.kind == "bot" or connected[i],
+                standin=standin[i],
+                suits=suits,
+                hand_size=obs.hand_sizes[i] if obs is not None else 0,
+                known=_cards(obs.known[i]) if obs is not None else [],
+                out=out,
+            )
+        )
+    sess = table.session
+    rules = table.rules
+    mode = rules.session_mode
+    hands_start = max(0, len(sess.hands) - HANDS_LIMIT)
+    return TableView(
+        table_id=table.table_id,
+        title=table.config.title,
+        status=table.status,  # type: ignore[arg-type]
+        version=table.version,
+        viewer=viewer,
+        rules=table.rules_dict,
+        turn_timer_s=table.config.turn_timer_s,
+        grace_s=table.config.grace_s,
+        hand_pause_s=table.config.hand_pause_s,
+        paused=paused,
+        seats=seats,
+        hand=hand_view(st, viewer, table.hand_number, table.by, deadline)
+        if st is not None
+        else None,
+        session=SessionView(
+            mode=mode,
+            target=rules.loss_limit if mode == "losses" else rules.points_target,
+            losses=sess.losses,
+            points=sess.points,
+            hands=[result_view(h.outcome) for h in sess.hands[hands_start:]],
+            hands_start=hands_start,
+            hands_played=len(sess.hands),
+            over=sess.over,
+            winners=sess.winners,
+            durak=sess.durak,
+        ),
+    )
