@@ -13,7 +13,7 @@ SCENARIOS ?= $(if $(wildcard ../shared/scenarios),../shared/scenarios,tests/data
 
 NODE_STAMP := node_modules/.installed-stamp
 
-.PHONY: run test lint typecheck unit scenarios bench clean jslint jstest screenshots
+.PHONY: run test lint typecheck unit scenarios bench clean jslint jstest jstypes screenshots
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -53,6 +53,12 @@ $(NODE_STAMP): package.json package-lock.json $(STAMP)
 jslint: $(NODE_STAMP)
 	$(BIN)/npx eslint src/svoi_kozyri/web/static tests/js eslint.config.js
 
+# The JSDoc types of the client (static/wire.js: the server's wire messages),
+# checked by TypeScript (tsc, from package-lock.json) over the modules marked
+# // @ts-check; nothing is emitted, the browser still loads the plain modules.
+jstypes: $(NODE_STAMP)
+	$(BIN)/npx tsc --noEmit -p jsconfig.json
+
 jstest: $(BUILD)
 	$(BIN)/node --test 'tests/js/*.test.js'
 
@@ -60,7 +66,7 @@ jstest: $(BUILD)
 screenshots: $(BUILD)
 	$(BIN)/python bench/screenshots.py
 
-test: lint typecheck jslint jstest scenarios unit
+test: lint typecheck jslint jstypes jstest scenarios unit
 
 bench: $(BUILD)
 	$(BIN)/pip install --quiet -e '.[bench]'

@@ -1,6 +1,6 @@
 // Unit tests of the message catalogues and i18n.js (node --test tests/js/).
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { test } from "node:test";
 
 import { LANGUAGES, cardTextIn, format, moveTextIn, pickLanguage, pluralKey, translate } from "../../src/svoi_kozyri/web/static/i18n.js";
@@ -144,4 +144,21 @@ test("Russian texts never need a name in an oblique case", () => {
   }
   assert.deepEqual(bad, []);
   assert.equal(translate(catalogues, "ru", "log.transfer", { from: "Бот D", card: "6♠", to: "Маша (вы)" }), "Бот D отдаёт 6♠ владельцу масти: Маша (вы)");
+});
+
+// One catalogue system for every page: every literal key a module passes to t()
+// is in the English catalogue (as it is or with its plural forms), so no page
+// falls back to showing a key, and no module keeps strings of its own.
+test("every key the client's modules ask for is in the catalogues", () => {
+  const staticDir = new URL("../../src/svoi_kozyri/web/static/", import.meta.url);
+  const en = catalogues.en;
+  const missing = [];
+  for (const name of readdirSync(staticDir)) {
+    if (!name.endsWith(".js")) continue;
+    const text = readFileSync(new URL(name, staticDir), "utf8");
+    for (const m of text.matchAll(/\bt\(\s*"([a-z][\w.]*)"/g)) {
+      if (!(m[1] in en) && !(`${m[1]}.other` in en)) missing.push(`${name}: ${m[1]}`);
+    }
+  }
+  assert.deepEqual(missing, []);
 });

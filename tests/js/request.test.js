@@ -1,15 +1,16 @@
 // Unit tests of the client's one request helper (api.js) as every page uses it:
-// the stand-alone pages' postJSON (pagekit.js), the account pieces' request
-// (accounts_common.js) and the table app's api.  The browser is stood in for by
-// a cookie jar and a fetch that records what was sent (node --test tests/js/).
+// the stand-alone pages (page.js pages: tutorial, deals, analysis, session), the
+// account pieces (account.js, profile.js, lobby_live.js) and the table app's api.
+// The browser is stood in for by a cookie jar and a fetch that records what was
+// sent (node --test tests/js/).
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { test } from "node:test";
 
 import { errorText, request } from "../../src/svoi_kozyri/web/static/api.js";
-import { request as accountRequest } from "../../src/svoi_kozyri/web/static/accounts_common.js";
 import { LANGUAGES } from "../../src/svoi_kozyri/web/static/i18n.js";
-import { getJSON, postJSON } from "../../src/svoi_kozyri/web/static/pagekit.js";
+
+const postJSON = (path, body, headers = {}) => request("POST", path, body, headers);
 
 const TOKEN = "c".repeat(43);
 
@@ -26,7 +27,7 @@ function browser(answers = []) {
   return sent;
 }
 
-test("the stand-alone pages' postJSON sends the CSRF token (tutorial, deals, rematch, analysis upload)", async () => {
+test("a POST sends the CSRF token (tutorial, deals, rematch, analysis upload)", async () => {
   const sent = browser();
   await postJSON("/api/learn/lessons/first-card/try", { move: "lead 6S" });
   await postJSON("/api/tables/t1/rematch", {}, { "X-Seat-Token": "seat" });
@@ -39,16 +40,23 @@ test("the stand-alone pages' postJSON sends the CSRF token (tutorial, deals, rem
 
 test("a GET carries no CSRF token, but keeps its own headers", async () => {
   const sent = browser();
-  await getJSON("/api/tables/t1/hands/1/analysis", { headers: { "X-Seat-Token": "seat" } });
+  await request("GET", "/api/tables/t1/hands/1/analysis", undefined, { "X-Seat-Token": "seat" });
   assert.equal(sent[0].method, "GET");
   assert.equal(sent[0].headers["X-CSRF-Token"], undefined);
   assert.equal(sent[0].headers["X-Seat-Token"], "seat");
 });
 
-test("the account pieces use the same helper", async () => {
-  const sent = browser();
-  await accountRequest("POST", "/api/account/logout", {});
-  assert.equal(sent[0].headers["X-CSRF-Token"], TOKEN);
+test("one request helper and one csrfToken(): no page has its own", () => {
+  const dir = new URL("../../src/svoi_kozyri/web/static/", import.meta.url);
+  for (const name of readdirSync(dir)) {
+    if (!name.endsWith(".js")) continue;
+    const text = readFileSync(new URL(name, dir), "utf8");
+    if (name === "api.js") continue;
+    assert.doesNotMatch(text, /function\s+(csrfToken|request)\b/, `${name} defines its own request helper`);
+    assert.doesNotMatch(text, /sk_csrf/, `${name} reads the CSRF cookie itself`);
+    // the one place that calls the API is api.js (i18n.js only loads the catalogues)
+    if (name !== "i18n.js") assert.doesNotMatch(text, /\bfetch\(/, `${name} calls fetch() itself`);
+  }
 });
 
 test("a refused CSRF token is fetched again and the request sent once more", async () => {
@@ -76,14 +84,15 @@ test("a refusal is worded from the catalogue by its code, the server's English o
   assert.equal(errorText(undefined, "", 502, (k) => k), "HTTP 502");
 });
 
-// Every code the server can answer with (collected from its source, so a new
+// Every code the server can answer with (collected from its source tree, so a new
 // one cannot be forgotten) has its words in every catalogue.
 function serverCodes() {
   const dir = new URL("../../src/svoi_kozyri/server/", import.meta.url);
   const codes = new Set();
   const calls = /\b(?:error_text|AccountError|TableError|FatalMessage|ServerError|_err|_error|_refuse)\(\s*"([a-z_]+)"/g;
   const literals = /"code"\s*:\s*"([a-z_]+)"/g;
-  for (const name of readdirSync(dir)) {
+  // the server is a tree of packages: every module of every package
+  for (const name of readdirSync(dir, { recursive: true })) {
     if (!name.endsWith(".py")) continue;
     const text = readFileSync(new URL(name, dir), "utf8");
     for (const m of text.matchAll(calls)) codes.add(m[1]);

@@ -2,10 +2,12 @@
 // The server sends every step as this viewer saw it (their seat's token from the
 // store, or none for a spectator) with the library's ratings; this page draws the
 // position of the chosen step, the ratings and the turns where the result got worse.
+import { request } from "./api.js";
 import { botName, percentText } from "./cards.js";
+import { html } from "./html.js";
 // moves in texts with the court letters of the page's language (Д♠ in Russian)
-import { moveText } from "./i18n.js";
-import { cardImg, el, getJSON, header, language, postJSON, startPage, suitsText, t } from "./pagekit.js";
+import { language, moveText, t } from "./i18n.js";
+import { cardImg, draw, startPage, suitsText } from "./page.js";
 import { store } from "./store.js";
 
 const params = new URLSearchParams(location.search);
@@ -24,23 +26,18 @@ const state = {
 // an estimate's point value never reads as a certainty (">99 %", not "100 %")
 const percent = (x, estimate = false) => percentText(x, language(), estimate);
 
-const SVG = "http://www.w3.org/2000/svg";
 const BAR_WIDTH = 60;
 
 /** A move's score (0..1) as a bar: an SVG whose sizes are attributes, since the
  * site's CSP (style-src 'self') refuses inline style attributes, and a bar sized
- * by one would stay invisible and log a console error per row. */
+ * by one would stay invisible and log a console error per row.
+ * @param {number} score */
 function scoreBar(score) {
-  const svg = document.createElementNS(SVG, "svg");
   const width = Math.max(1, Math.round(Math.max(0, Math.min(1, score)) * BAR_WIDTH));
-  for (const [k, v] of Object.entries({ class: "pk-scorebar", width: BAR_WIDTH + 6, height: 10, viewBox: `0 0 ${BAR_WIDTH + 6} 10`, "aria-hidden": "true", focusable: "false" }))
-    svg.setAttribute(k, String(v));
-  const track = document.createElementNS(SVG, "rect");
-  for (const [k, v] of Object.entries({ x: 0, y: 1, width: BAR_WIDTH, height: 8, rx: 3, fill: "#e4e7ec" })) track.setAttribute(k, String(v));
-  const fill = document.createElementNS(SVG, "rect");
-  for (const [k, v] of Object.entries({ class: "pk-scorebar-fill", x: 0, y: 1, width, height: 8, rx: 3, fill: "#2e90fa" })) fill.setAttribute(k, String(v));
-  svg.append(track, fill);
-  return svg;
+  return html`<svg class="pk-scorebar" width=${BAR_WIDTH + 6} height="10" viewBox=${`0 0 ${BAR_WIDTH + 6} 10`} aria-hidden="true" focusable="false">
+    <rect x="0" y="1" width=${BAR_WIDTH} height="8" rx="3" fill="#e4e7ec" />
+    <rect class="pk-scorebar-fill" x="0" y="1" width=${width} height="8" rx="3" fill="#2e90fa" />
+  </svg>`;
 }
 
 /** Whether the server proved this turn's values (exact solver), not estimated them:
@@ -92,9 +89,9 @@ async function load() {
       const q = query.toString() ? `?${query}` : "";
       // the seat token goes in a header: tokens never travel in URLs
       const headers = token ? { "X-Seat-Token": token } : {};
-      state.data = await getJSON(`/api/tables/${encodeURIComponent(state.table)}/hands/${state.hand}/analysis${q}`, { headers });
+      state.data = await request("GET", `/api/tables/${encodeURIComponent(state.table)}/hands/${state.hand}/analysis${q}`, undefined, headers);
     } else if (state.recordText !== null) {
-      state.data = await postJSON("/api/analysis/record", { text: state.recordText, hand: state.hand, ...(state.ms ? { ms: state.ms } : {}) });
+      state.data = await request("POST", "/api/analysis/record", { text: state.recordText, hand: state.hand, ...(state.ms ? { ms: state.ms } : {}) });
     } else {
       state.data = null;
     }
@@ -127,35 +124,28 @@ function positionView(view) {
   const d = state.data;
   const letters = Object.keys(d.owners);
   const toAct = view.to_act === null || view.to_act === undefined ? null : letters[view.to_act];
-  return el(
-    "section",
-    { class: "pk-table", "aria-label": t("analysis.position") },
-    el(
-      "div",
-      { class: "pk-seats" },
-      letters.map((s, i) =>
-        el(
-          "div",
-          { class: `pk-seat${s === toAct ? " me" : ""}` },
-          el("h3", {}, seatName(s), " · ", d.owners[s] ? t("learn.trump", { suits: suitsText(d.owners[s]) }) : t("learn.noTrump")),
-          el("div", { class: "pk-muted" }, view.outs.some(([x]) => x === s) ? t("learn.out") : t("analysis.cards", { count: view.sizes[i] })),
-          view.known[i].length ? el("div", { class: "pk-mini", "aria-label": t("analysis.known") }, view.known[i].map((c) => cardImg(c, "pk-mini-card"))) : null,
-        ),
-      ),
-    ),
-    el(
-      "div",
-      { class: "pk-centre" },
-      view.top
-        ? el("div", { class: "pk-pile" },
-            el("div", {}, el("div", { class: "pk-muted" }, t("learn.top")), cardImg(view.top, "pk-top-card")),
-            el("div", { class: "pk-pile-list" }, el("div", { class: "pk-muted" }, t("analysis.pileCount", { count: view.pile_size })), view.pile.map((c) => cardImg(c, "pk-mini-card"))))
-        : el("p", { class: "pk-empty" }, t("learn.pileEmpty")),
-    ),
-    d.viewer
-      ? el("div", { class: "pk-centre" }, el("div", { class: "pk-muted" }, t("analysis.yourHand")), el("div", { class: "pk-mini" }, view.hand.map((c) => cardImg(c, "pk-mini-card"))))
-      : el("p", { class: "pk-muted pk-centre" }, t("analysis.spectatorNote")),
-  );
+  return html`<section class="pk-table" aria-label=${t("analysis.position")}>
+    <div class="pk-seats">
+      ${letters.map(
+        (s, i) => html`<div class=${`pk-seat${s === toAct ? " me" : ""}`}>
+          <h3>${seatName(s)} · ${d.owners[s] ? t("learn.trump", { suits: suitsText(d.owners[s]) }) : t("learn.noTrump")}</h3>
+          <div class="pk-muted">${view.outs.some(([x]) => x === s) ? t("learn.out") : t("analysis.cards", { count: view.sizes[i] })}</div>
+          ${view.known[i].length ? html`<div class="pk-mini" aria-label=${t("analysis.known")}>${view.known[i].map((c) => cardImg(c, "pk-mini-card"))}</div>` : null}
+        </div>`,
+      )}
+    </div>
+    <div class="pk-centre">
+      ${view.top
+        ? html`<div class="pk-pile">
+            <div><div class="pk-muted">${t("learn.top")}</div>${cardImg(view.top, "pk-top-card")}</div>
+            <div class="pk-pile-list"><div class="pk-muted">${t("analysis.pileCount", { count: view.pile_size })}</div>${view.pile.map((c) => cardImg(c, "pk-mini-card"))}</div>
+          </div>`
+        : html`<p class="pk-empty">${t("learn.pileEmpty")}</p>`}
+    </div>
+    ${d.viewer
+      ? html`<div class="pk-centre"><div class="pk-muted">${t("analysis.yourHand")}</div><div class="pk-mini">${view.hand.map((c) => cardImg(c, "pk-mini-card"))}</div></div>`
+      : html`<p class="pk-muted pk-centre">${t("analysis.spectatorNote")}</p>`}
+  </section>`;
 }
 
 function ratingView(step) {
@@ -164,53 +154,62 @@ function ratingView(step) {
     // why there is none, as the server says (older servers: from the rated seats)
     const why = step.no_rating || ((state.data.rated || []).includes(step.seat) ? "no_choice" : "hidden");
     const key = { no_choice: "analysis.noChoice", time: "analysis.notRatedTime" }[why] || "analysis.notRated";
-    return el("p", { class: "pk-muted", id: "rating" }, t(key));
+    return html`<p class="pk-muted" id="rating">${t(key)}</p>`;
   }
-  return el(
-    "div",
-    { id: "rating" },
-    el("p", {},
-      el("span", { class: `pk-tag ${isProven(r) ? "good" : "est"}`, id: "rating-kind" }, t(isProven(r) ? "analysis.proven" : "analysis.estimated")),
-      isWorse(r) ? el("span", { class: "pk-tag bad", id: "rating-worse" }, worseText(r)) : null),
-    el("p", {}, t("analysis.played", { move: moveText(step.move) }), " ", el("strong", {}, ratingText(r.played))),
-    el("p", {}, r.best.move ? t("analysis.best", { move: moveText(r.best.move) }) : t("analysis.bestHidden"), " ", el("strong", {}, ratingText(r.best))),
-    r.moves.length
-      ? el("table", { class: "pk-ratings" },
-          el("caption", { class: "pk-muted" }, t("analysis.movesCaption")),
-          el("thead", {}, el("tr", {}, el("th", { scope: "col" }, t("analysis.move")), el("th", { scope: "col" }, t("analysis.rating")))),
-          el("tbody", {}, r.moves.map((m) =>
-            el("tr", { class: m.move === step.move ? "played" : "" },
-              el("td", {}, moveText(m.move)),
-              el("td", {}, scoreBar(m.score), " ", shortRating(m))))))
-      : null,
-    r.hidden ? el("p", { class: "pk-muted" }, t("analysis.hiddenMoves", { count: r.hidden })) : null,
-  );
+  return html`<div id="rating">
+    <p>
+      <span class=${`pk-tag ${isProven(r) ? "good" : "est"}`} id="rating-kind">${t(isProven(r) ? "analysis.proven" : "analysis.estimated")}</span>
+      ${isWorse(r) ? html`<span class="pk-tag bad" id="rating-worse">${worseText(r)}</span>` : null}
+    </p>
+    <p>${t("analysis.played", { move: moveText(step.move) })} <strong>${ratingText(r.played)}</strong></p>
+    <p>${r.best.move ? t("analysis.best", { move: moveText(r.best.move) }) : t("analysis.bestHidden")} <strong>${ratingText(r.best)}</strong></p>
+    ${r.moves.length
+      ? html`<table class="pk-ratings">
+          <caption class="pk-muted">${t("analysis.movesCaption")}</caption>
+          <thead><tr><th scope="col">${t("analysis.move")}</th><th scope="col">${t("analysis.rating")}</th></tr></thead>
+          <tbody>
+            ${r.moves.map(
+              (m) => html`<tr class=${m.move === step.move ? "played" : ""}>
+                <td>${moveText(m.move)}</td>
+                <td>${scoreBar(m.score)} ${shortRating(m)}</td>
+              </tr>`,
+            )}
+          </tbody>
+        </table>`
+      : null}
+    ${r.hidden ? html`<p class="pk-muted">${t("analysis.hiddenMoves", { count: r.hidden })}</p>` : null}
+  </div>`;
 }
 
 function stepList() {
   const d = state.data;
-  return el(
-    "nav",
-    { class: "pk-panel", "aria-label": t("analysis.turns") },
-    el("h2", {}, t("analysis.turns")),
-    el("p", { class: "pk-muted", id: "worse-count" }, t("analysis.worseCount", { count: d.steps.filter((s) => isWorse(s.rating)).length })),
-    el("ol", { class: "pk-steps" },
-      d.steps.map((s, i) =>
-        el("li", {},
-          el("button", {
-            type: "button",
-            class: `pk-step${i === state.step ? " current" : ""}${isWorse(s.rating) ? " worse" : ""}`,
-            "aria-current": i === state.step ? "step" : undefined,
-            "data-step": String(i),
-            onclick: () => go(i),
-          }, `${i + 1}. ${s.seat}: ${moveText(s.move)}`, isWorse(s.rating) ? ` — ${worseText(s.rating)}` : ""))),
-      el("li", {}, el("button", { type: "button", class: `pk-step${state.step === d.steps.length ? " current" : ""}`, onclick: () => go(d.steps.length) }, t("analysis.end")))),
-  );
+  return html`<nav class="pk-panel" aria-label=${t("analysis.turns")}>
+    <h2>${t("analysis.turns")}</h2>
+    <p class="pk-muted" id="worse-count">${t("analysis.worseCount", { count: d.steps.filter((s) => isWorse(s.rating)).length })}</p>
+    <ol class="pk-steps">
+      ${d.steps.map(
+        (s, i) => html`<li>
+          <button type="button" class=${`pk-step${i === state.step ? " current" : ""}${isWorse(s.rating) ? " worse" : ""}`}
+            aria-current=${i === state.step ? "step" : undefined} data-step=${String(i)} onClick=${() => go(i)}>
+            ${`${i + 1}. ${s.seat}: ${moveText(s.move)}`}${isWorse(s.rating) ? ` — ${worseText(s.rating)}` : ""}
+          </button>
+        </li>`,
+      )}
+      <li><button type="button" class=${`pk-step${state.step === d.steps.length ? " current" : ""}`} onClick=${() => go(d.steps.length)}>${t("analysis.end")}</button></li>
+    </ol>
+  </nav>`;
 }
 
 function resultText(d) {
   if (!d.result) return "";
   return d.result.loser ? t("learn.after.loser", { seat: d.result.loser }) : t("learn.after.draw");
+}
+
+/** Another hand of the table chosen. */
+function chooseHand(ev) {
+  state.hand = Number(ev.currentTarget.value);
+  if (state.table) history.replaceState(null, "", `/analysis?table=${state.table}&hand=${state.hand}`);
+  load();
 }
 
 function mainView() {
@@ -219,78 +218,62 @@ function mainView() {
   const atEnd = state.step >= n;
   const step = atEnd ? null : d.steps[state.step];
   const view = atEnd ? d.final : step.before;
-  const handOptions = Array.from({ length: d.hands || 1 }, (_, i) => el("option", { value: String(i + 1), selected: i + 1 === d.hand }, t("analysis.handN", { n: i + 1 })));
-  const handSelect = el("select", { id: "hand-select", "aria-label": t("analysis.hand") }, handOptions);
-  handSelect.addEventListener("change", () => {
-    state.hand = Number(handSelect.value);
-    if (state.table) history.replaceState(null, "", `/analysis?table=${state.table}&hand=${state.hand}`);
-    load();
-  });
-  return el(
-    "div",
-    { class: "pk-analysis" },
-    el(
-      "article",
-      { class: "pk-panel", id: "analysis" },
-      el("div", { class: "pk-row" },
-        (d.hands || 1) > 1 ? handSelect : null,
-        el("span", { id: "viewer" }, d.viewer ? t("analysis.asSeat", { seat: d.viewer }) : t("analysis.asSpectator")),
-        el("strong", { id: "result" }, resultText(d))),
-      el("div", { class: "pk-row" },
-        el("button", { type: "button", class: "pk-button", id: "first", onclick: () => go(0), disabled: state.step === 0 }, t("analysis.first")),
-        el("button", { type: "button", class: "pk-button", id: "prev", onclick: () => go(state.step - 1), disabled: state.step === 0 }, t("analysis.prev")),
-        el("button", { type: "button", class: "pk-button", id: "next", onclick: () => go(state.step + 1), disabled: atEnd }, t("analysis.next")),
-        el("button", { type: "button", class: "pk-button", id: "last", onclick: () => go(n), disabled: atEnd }, t("analysis.last")),
-        el("span", { id: "step-label", "aria-live": "polite" }, atEnd ? t("analysis.end") : t("analysis.stepN", { n: state.step + 1, total: n, seat: step.seat }))),
-      positionView(view),
-      step ? ratingView(step) : el("p", { id: "rating" }, resultText(d)),
-      el("p", { class: "pk-muted small" }, t("analysis.about", { ms: Math.round(d.budget_ms || 0) }), d.unrated ? ` ${t("analysis.unrated", { count: d.unrated })}` : ""),
-    ),
-    stepList(),
-  );
+  return html`<div class="pk-analysis">
+    <article class="pk-panel" id="analysis">
+      <div class="pk-row">
+        ${(d.hands || 1) > 1
+          ? html`<select id="hand-select" aria-label=${t("analysis.hand")} onChange=${chooseHand}>
+              ${Array.from({ length: d.hands || 1 }, (_, i) => html`<option value=${String(i + 1)} selected=${i + 1 === d.hand}>${t("analysis.handN", { n: i + 1 })}</option>`)}
+            </select>`
+          : null}
+        <span id="viewer">${d.viewer ? t("analysis.asSeat", { seat: d.viewer }) : t("analysis.asSpectator")}</span>
+        <strong id="result">${resultText(d)}</strong>
+      </div>
+      <div class="pk-row">
+        <button type="button" class="pk-button" id="first" onClick=${() => go(0)} disabled=${state.step === 0}>${t("analysis.first")}</button>
+        <button type="button" class="pk-button" id="prev" onClick=${() => go(state.step - 1)} disabled=${state.step === 0}>${t("analysis.prev")}</button>
+        <button type="button" class="pk-button" id="next" onClick=${() => go(state.step + 1)} disabled=${atEnd}>${t("analysis.next")}</button>
+        <button type="button" class="pk-button" id="last" onClick=${() => go(n)} disabled=${atEnd}>${t("analysis.last")}</button>
+        <span id="step-label" aria-live="polite">${atEnd ? t("analysis.end") : t("analysis.stepN", { n: state.step + 1, total: n, seat: step.seat })}</span>
+      </div>
+      ${positionView(view)}
+      ${step ? ratingView(step) : html`<p id="rating">${resultText(d)}</p>`}
+      <p class="pk-muted small">${t("analysis.about", { ms: Math.round(d.budget_ms || 0) })}${d.unrated ? ` ${t("analysis.unrated", { count: d.unrated })}` : ""}</p>
+    </article>
+    ${stepList()}
+  </div>`;
+}
+
+/** A record file chosen: analyse its first hand. */
+async function chooseFile(ev) {
+  const file = ev.currentTarget.files?.[0];
+  if (!file) return;
+  state.recordText = await file.text();
+  state.fileName = file.name;
+  state.hand = 1;
+  load();
 }
 
 function pickerView() {
-  const input = el("input", { type: "file", id: "record-file", accept: ".txt,.skr,text/plain", "aria-describedby": "record-help" });
-  input.addEventListener("change", async () => {
-    const file = input.files?.[0];
-    if (!file) return;
-    state.recordText = await file.text();
-    state.fileName = file.name;
-    state.hand = 1;
-    load();
-  });
-  return el(
-    "section",
-    { class: "pk-panel" },
-    el("h2", {}, t("analysis.openRecord")),
-    el("p", { id: "record-help" }, t("analysis.recordHelp")),
-    el("label", { for: "record-file" }, t("analysis.chooseFile")),
-    " ",
-    input,
-    state.fileName ? el("p", { class: "pk-muted" }, state.fileName) : null,
-  );
+  return html`<section class="pk-panel">
+    <h2>${t("analysis.openRecord")}</h2>
+    <p id="record-help">${t("analysis.recordHelp")}</p>
+    <label for="record-file">${t("analysis.chooseFile")}</label>${" "}
+    <input type="file" id="record-file" accept=".txt,.skr,text/plain" aria-describedby="record-help" onChange=${chooseFile} />
+    ${state.fileName ? html`<p class="pk-muted">${state.fileName}</p>` : null}
+  </section>`;
 }
 
 function render() {
-  renderPage();
+  draw(html`<main id="app">
+    <h1>${t("analysis.title")}</h1>
+    ${state.table ? html`<p class="pk-intro"><a href=${`/#/t/${state.table}`} class="pk-light">${t("analysis.backToTable")}</a></p>` : null}
+    ${state.table ? null : pickerView()}
+    ${state.loading ? html`<p class="pk-intro" role="status">${t("analysis.loading")}</p>` : null}
+    ${state.error ? html`<p class="pk-error" role="alert">${t("analysis.error", { message: state.error })}</p>` : null}
+    ${state.data ? mainView() : null}
+  </main>`);
   document.querySelector(".pk-step.current")?.scrollIntoView({ block: "nearest" });
-}
-
-function renderPage() {
-  const page = document.getElementById("page");
-  const body = [];
-  if (!state.table) body.push(pickerView());
-  if (state.loading) body.push(el("p", { class: "pk-intro", role: "status" }, t("analysis.loading")));
-  if (state.error) body.push(el("p", { class: "pk-error", role: "alert" }, t("analysis.error", { message: state.error })));
-  if (state.data) body.push(mainView());
-  page.replaceChildren(
-    header("nav-analysis"),
-    el("main", { id: "app" },
-      el("h1", {}, t("analysis.title")),
-      state.table ? el("p", { class: "pk-intro" }, el("a", { href: `/#/t/${state.table}`, class: "pk-light" }, t("analysis.backToTable"))) : null,
-      body),
-  );
 }
 
 document.addEventListener("keydown", (ev) => {
@@ -299,6 +282,6 @@ document.addEventListener("keydown", (ev) => {
   else if (ev.key === "ArrowLeft") go(state.step - 1);
 });
 
-startPage(render).then(() => {
+startPage("nav-analysis", render).then(() => {
   if (state.table) load();
 });

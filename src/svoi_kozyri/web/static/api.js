@@ -1,9 +1,16 @@
+// @ts-check
 // HTTP and WebSocket helpers of the web client (see docs/protocol.md).  The one
-// request helper of every page: the table app, the account pieces
-// (accounts_common.js) and the stand-alone pages (pagekit.js) all call
-// request() here, so every state-changing request carries the CSRF token and
+// request helper of every page: the table app, the account pieces and the
+// stand-alone pages all call request() here, so every state-changing request carries the CSRF token and
 // every refusal is worded from the page's catalogue the same way.
 import { t } from "./i18n.js";
+
+/** @typedef {import("./wire.js").ClientMessage} ClientMessage */
+/** @typedef {import("./wire.js").ServerMessage} ServerMessage */
+/** @typedef {import("./wire.js").ServerHandlers} ServerHandlers */
+
+/** A refusal: an Error worded for the page, with the server's code and status.
+ * @typedef {Error & {code?: string, status?: number, serverMessage?: string}} RequestError */
 
 // The CSRF token the server set (cookie sk_csrf); state-changing requests send it
 // back in X-CSRF-Token (docs/web.md, security model).  Guests have one too (set
@@ -17,6 +24,12 @@ export function csrfToken() {
  * when there is one; the server's own message (English) only for a code the
  * catalogue does not know, or a refusal without a code. `tr` is the translator
  * (the page's t(); a parameter so that the Node tests can pass their own). */
+/**
+ * @param {string | undefined} code
+ * @param {string | undefined} message
+ * @param {number} status
+ * @param {(key: string, params?: Record<string, unknown>) => string} [tr]
+ */
 export function errorText(code, message, status, tr = t) {
   if (code) {
     const key = `error.${code}`;
@@ -37,8 +50,16 @@ const UNSAFE = new Set(["POST", "PUT", "PATCH", "DELETE"]);
  * sent once more.  A refusal throws an Error whose message is already worded
  * for the page (errorText) and which keeps the server's `code`, `status` and
  * `serverMessage`. */
+/**
+ * @param {string} method
+ * @param {string} path
+ * @param {unknown} [body]
+ * @param {Record<string, string>} [headers]
+ * @returns {Promise<any>}
+ */
 export async function request(method, path, body, headers = {}) {
   const send = () => {
+    /** @type {Record<string, string>} */
     const all = { "Content-Type": "application/json", ...headers };
     const csrf = csrfToken();
     if (UNSAFE.has(method) && csrf) all["X-CSRF-Token"] = csrf;
@@ -59,9 +80,9 @@ export async function request(method, path, body, headers = {}) {
   if (!res.ok) {
     let msg = data.message;
     if (!msg && Array.isArray(data.detail)) {
-      msg = data.detail.map((d) => `${(d.loc || []).slice(1).join(".")}: ${d.msg}`).join("; ");
+      msg = data.detail.map((/** @type {{loc?: string[], msg: string}} */ d) => `${(d.loc || []).slice(1).join(".")}: ${d.msg}`).join("; ");
     }
-    const err = new Error(errorText(data.code, msg, res.status));
+    const err = /** @type {RequestError} */ (new Error(errorText(data.code, msg, res.status)));
     err.code = data.code;
     err.status = res.status;
     err.serverMessage = msg || "";
@@ -70,23 +91,31 @@ export async function request(method, path, body, headers = {}) {
   return data;
 }
 
+/** A request as one seat: the seat's token travels in a header, never in a URL.
+ * @param {string} method
+ * @param {string} path
+ * @param {unknown} [body]
+ * @param {string | null} [token] */
 const call = (method, path, body, token) => request(method, path, body, token ? { "X-Seat-Token": token } : {});
 
+/** @typedef {(tableId: string, token?: string | null) => Promise<any>} SeatCall */
 export const api = {
   bots: () => call("GET", "/api/bots"),
   rulesOptions: () => call("GET", "/api/rules-options"),
   lobby: () => call("GET", "/api/tables"),
-  create: (name, config) => call("POST", "/api/tables", { name, config }),
-  join: (tableId, name) => call("POST", `/api/tables/${tableId}/join`, { name }),
-  table: (tableId, token) => call("GET", `/api/tables/${tableId}`, undefined, token),
-  replay: (tableId, token) => call("GET", `/api/tables/${tableId}/replay`, undefined, token),
+  create: (/** @type {string} */ name, /** @type {object} */ config) => call("POST", "/api/tables", { name, config }),
+  join: (/** @type {string} */ tableId, /** @type {string} */ name) => call("POST", `/api/tables/${tableId}/join`, { name }),
+  table: /** @type {SeatCall} */ ((tableId, token) => call("GET", `/api/tables/${tableId}`, undefined, token)),
+  replay: /** @type {SeatCall} */ ((tableId, token) => call("GET", `/api/tables/${tableId}/replay`, undefined, token)),
   // a 60-second signed link to the record written for the token's seat: the
   // token travels in a header, never in a URL (docs/protocol.md)
-  recordLink: (tableId, token) => call("POST", `/api/tables/${tableId}/record-link`, {}, token),
+  recordLink: /** @type {SeatCall} */ ((tableId, token) => call("POST", `/api/tables/${tableId}/record-link`, {}, token)),
   // the next session with the same seats, your seat at it (table.js's banner)
-  rematch: (tableId, token) => call("POST", `/api/tables/${tableId}/rematch`, {}, token),
+  rematch: /** @type {SeatCall} */ ((tableId, token) => call("POST", `/api/tables/${tableId}/rematch`, {}, token)),
 };
-/** Download the table's record as the token's seat sees it (a signed, short-lived link). */
+/** Download the table's record as the token's seat sees it (a signed, short-lived link).
+ * @param {string} tableId
+ * @param {string | null} token */
 export async function downloadRecord(tableId, token) {
   const { url } = await api.recordLink(tableId, token);
   const a = document.createElement("a");
@@ -97,15 +126,39 @@ export async function downloadRecord(tableId, token) {
   a.remove();
 }
 
+/** Hand a server message to its handler in `handlers` (message type -> handler);
+ * a type without a handler is ignored.  Returns whether a handler took it.
+ * @param {ServerHandlers} handlers
+ * @param {ServerMessage} msg */
+export function dispatch(handlers, msg) {
+  const handler = /** @type {((m: ServerMessage) => void) | undefined} */ (Object.hasOwn(handlers, msg.type) ? handlers[msg.type] : undefined);
+  if (!handler) return false;
+  handler(msg);
+  return true;
+}
+
+/**
+ * @typedef {object} SocketHandlers
+ * @property {ServerHandlers} messages what each server message type does
+ * @property {(status: "connected" | "reconnecting" | "refused") => void} [onStatus]
+ */
+
 // A table connection that reconnects by itself: the seat belongs to the token,
 // not to the socket, so a new socket with the same token gets the same seat.
 export class TableSocket {
+  /**
+   * @param {string} tableId
+   * @param {string | null} token
+   * @param {SocketHandlers} handlers
+   */
   constructor(tableId, token, handlers) {
     this.tableId = tableId;
     this.token = token;
     this.handlers = handlers;
     this.closed = false;
     this.retry = 0;
+    /** @type {WebSocket | null} */
+    this.ws = null;
     this.open();
   }
 
@@ -119,7 +172,7 @@ export class TableSocket {
       this.handlers.onStatus?.("connected");
     };
     ws.onmessage = (ev) => {
-      this.handlers.onMessage?.(JSON.parse(ev.data));
+      dispatch(this.handlers.messages, JSON.parse(ev.data));
     };
     ws.onclose = (ev) => {
       if (this.closed) return;
@@ -133,6 +186,7 @@ export class TableSocket {
     };
   }
 
+  /** @param {ClientMessage} msg */
   send(msg) {
     if (this.ws && this.ws.readyState === WebSocket.OPEN) {
       this.ws.send(JSON.stringify(msg));

@@ -1,14 +1,16 @@
+// @ts-check
 // Svoi Kozyri web client: the page shell (header, language, sounds), the
 // router (#/ lobby, #/t/<id> table, #/r/<id> replay) and the table connection.
 // Preact components with htm templates, ES modules, no build step.  Text typed
 // by users is only ever rendered as text.
-import { api, TableSocket } from "./api.js";
+import { api, errorText, TableSocket } from "./api.js";
 import { botName } from "./cards.js";
-import { html, render, useEffect, useRef, useState } from "./html.js";
-import { createHeader } from "./header.js";
+import { chatChannel } from "./chat-panel.js";
+import { html, render, useEffect, useMemo, useRef, useState } from "./html.js";
+import { Header } from "./header.js";
 import { initI18n, language, onLanguage, t } from "./i18n.js";
 import { Lobby, NameField, useAccount } from "./lobby.js";
-import { Profile } from "./accounts_mount.js";
+import { Profile } from "./profile.js";
 import { paceMs } from "./motion.js";
 import { store } from "./store.js";
 import { Table } from "./table.js";
@@ -25,21 +27,6 @@ function useHash() {
     return () => window.removeEventListener("hashchange", on);
   }, []);
   return hash;
-}
-
-// The site's one header (header.js, the same on the stand-alone pages), built
-// once and kept: the account form in it keeps what was typed while the app
-// redraws; at a table it takes its compact form.
-function Header({ atTable }) {
-  const ref = useRef(null);
-  const head = useRef(null);
-  useEffect(() => {
-    head.current = createHeader({ inApp: true, atTable, current: atTable ? undefined : "back-to-lobby" });
-    ref.current.replaceChildren(head.current.element);
-    return () => head.current.destroy();
-  }, []);
-  useEffect(() => head.current?.update({ atTable, current: atTable ? undefined : "back-to-lobby" }), [atTable]);
-  return html`<div class="sk-head-slot" ref=${ref}></div>`;
 }
 
 // ---------------------------------------------------------------- a live table
@@ -116,15 +103,8 @@ function TablePage({ tableId, watch }) {
   const [hintRating, setHintRating] = useState(null);
   const [view, pushView] = usePacedViews();
   const sock = useRef(null);
-  // the chat's messages go to the chat panel (table-chat.js), not to the table
-  const chatSubs = useRef(new Set());
-  const chat = useRef({
-    send: (m) => sock.current?.send(m),
-    subscribe: (f) => {
-      chatSubs.current.add(f);
-      return () => chatSubs.current.delete(f);
-    },
-  });
+  // the chat's messages go to the chat panel (chat-panel.js), not to the table
+  const chat = useMemo(() => chatChannel((m) => sock.current?.send(m)), []);
   const viewRef = useRef(null);
   viewRef.current = view;
 
@@ -149,24 +129,30 @@ function TablePage({ tableId, watch }) {
   const connected = token || watch || needJoin === false;
   useEffect(() => {
     if (!connected) return undefined;
-    const s = new TableSocket(tableId, watch ? null : token, {
-      onMessage: (msg) => {
-        if (msg.type.startsWith("chat") || (msg.type === "error" && String(msg.code).startsWith("chat"))) {
-          chatSubs.current.forEach((f) => f(msg));
-        } else if (msg.type === "state") {
-          const old = viewRef.current;
-          if (!old || old.version !== msg.view.version) {
-            setFlash("");
-            setHint(null);
-          }
-          pushView(msg.view, old);
-        } else if (msg.type === "error") {
-          setFlash(t(`error.${msg.code}`) === `error.${msg.code}` ? msg.message : t(`error.${msg.code}`));
-        } else if (msg.type === "hint") {
-          setHint(msg.move);
-          setHintRating(msg.rating || null);
+    // what each server message does: a handler table keyed on the message type
+    // (wire.js), the chat's types among them
+    /** @type {import("./wire.js").ServerHandlers} */
+    const messages = {
+      ...chat.handlers,
+      state: (msg) => {
+        const old = viewRef.current;
+        if (!old || old.version !== msg.view.version) {
+          setFlash("");
+          setHint(null);
         }
+        pushView(msg.view, old);
       },
+      error: (msg) => {
+        if (chat.error(msg)) return;
+        setFlash(errorText(msg.code, msg.message, 0));
+      },
+      hint: (msg) => {
+        setHint(msg.move);
+        setHintRating(msg.rating || null);
+      },
+    };
+    const s = new TableSocket(tableId, watch ? null : token, {
+      messages,
       onStatus: (st) => {
         // a token the server no longer knows (e.g. a reset database): forget it
         if (st === "refused" && token) store.forgetToken(tableId);
@@ -184,7 +170,7 @@ function TablePage({ tableId, watch }) {
       return html`<section class="panel"><p>${t("table.refused")}</p><a href=${`#/t/${tableId}`} onClick=${() => location.reload()}>${t("table.openAgain")}</a></section>`;
     return html`<p class="loading" role="status">${t("table.connecting")}</p>`;
   }
-  return html`<${Table} view=${view} tableId=${tableId} conn=${conn} send=${(m) => sock.current?.send(m)} flash=${flash} hint=${hint} hintRating=${hintRating} clearHint=${() => setHint(null)} chat=${watch ? null : chat.current} />`;
+  return html`<${Table} view=${view} tableId=${tableId} conn=${conn} send=${(m) => sock.current?.send(m)} flash=${flash} hint=${hint} hintRating=${hintRating} clearHint=${() => setHint(null)} chat=${watch ? null : chat.channel} />`;
 }
 
 // ---------------------------------------------------------------- replay
@@ -246,12 +232,12 @@ function App() {
   else if ((m = hash.match(/^#\/u\/([A-Za-z0-9_%-]{1,64})$/))) page = html`<${Profile} key=${hash} name=${decodeURIComponent(m[1])} />`;
   else page = html`<${Lobby} />`;
   const atTable = /^#\/[tr]\//.test(hash);
-  return html`<${Header} atTable=${atTable} /><main id="app">${page}</main>`;
+  return html`<${Header} inApp=${true} atTable=${atTable} current=${atTable ? undefined : "back-to-lobby"} /><main id="app">${page}</main>`;
 }
 
 initI18n().then(() => {
   document.title = t("app.title");
-  const root = document.getElementById("root");
+  const root = /** @type {HTMLElement} */ (document.getElementById("root"));
   root.replaceChildren();
   render(html`<${App} />`, root);
 });

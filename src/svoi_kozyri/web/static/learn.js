@@ -1,13 +1,46 @@
+// @ts-check
 // The tutorial (/learn): positions from the rules' worked examples where the
 // learner finds the move.  The server's engine checks every attempt
 // (POST /api/learn/lessons/{id}/try); this page only draws and explains.
 // Progress is remembered in localStorage ("sk.learn.done", a list of lesson ids).
-import { cardImg, el, getJSON, header, postJSON, startPage, suitsText, t } from "./pagekit.js";
+import { request } from "./api.js";
+import { html } from "./html.js";
 // cards in texts with the court letters of the page's language (Д♠ in Russian)
-import { cardText, cardsText } from "./i18n.js";
+import { cardText, cardsText, t } from "./i18n.js";
+import { cardImg, draw, startPage, suitsText } from "./page.js";
+
+/**
+ * A lesson as the server sends it (GET /api/learn/lessons).
+ * @typedef {object} Lesson
+ * @property {string} id
+ * @property {"free" | "respond"} mode
+ * @property {string} to_act
+ * @property {Record<string, string[]>} hands
+ * @property {Record<string, string>} owners
+ * @property {[string, string][]} outs
+ * @property {string | null} top
+ * @property {string[]} pile
+ * @property {string[]} legal
+ * @property {Record<string, string>} notes
+ * @property {string[]} pickup_cards
+ * @property {number} pickup_count
+ */
+/** @typedef {{to_act: string, mode: string | null, top: string | null, outs: [string, string][], result: {loser: string | null} | null}} After */
+/** @typedef {{error?: string, local?: boolean, note?: string, card?: string, legal?: boolean, correct?: boolean, after?: After | null, lesson?: string}} Feedback */
 
 const STORE = "sk.learn.done";
-const state = { lessons: null, error: null, index: 0, beat: null, feedback: null, busy: false };
+const state = {
+  /** @type {Lesson[] | null} */
+  lessons: null,
+  /** @type {string | null} */
+  error: null,
+  index: 0,
+  /** @type {string | null} the card chosen to beat (the first of a two-card turn) */
+  beat: null,
+  /** @type {Feedback | null} */
+  feedback: null,
+  busy: false,
+};
 
 function loadDone() {
   try {
@@ -18,6 +51,7 @@ function loadDone() {
   }
 }
 
+/** @param {Set<string>} done */
 function saveDone(done) {
   try {
     localStorage.setItem(STORE, JSON.stringify([...done]));
@@ -28,36 +62,43 @@ function saveDone(done) {
 
 let done = loadDone();
 
+/** The lessons (once loaded: every caller runs after the load). */
+function lessons() {
+  return /** @type {Lesson[]} */ (state.lessons);
+}
+
 function lesson() {
-  return state.lessons[state.index];
+  return lessons()[state.index];
 }
 
 function firstOpen() {
-  const i = state.lessons.findIndex((x) => !done.has(x.id));
+  const i = lessons().findIndex((x) => !done.has(x.id));
   return i < 0 ? 0 : i;
 }
 
+/** @param {number} i */
 function go(i) {
-  state.index = Math.max(0, Math.min(state.lessons.length - 1, i));
+  state.index = Math.max(0, Math.min(lessons().length - 1, i));
   state.beat = null;
   state.feedback = null;
   render();
   document.getElementById("lesson-title")?.focus();
 }
 
+/** @param {string} move */
 async function attempt(move) {
   if (state.busy) return;
   state.busy = true;
   const x = lesson();
   try {
-    const r = await postJSON(`/api/learn/lessons/${x.id}/try`, { move });
+    const r = await request("POST", `/api/learn/lessons/${x.id}/try`, { move });
     state.feedback = { ...r, lesson: x.id };
     if (r.correct) {
       done.add(x.id);
       saveDone(done);
     }
   } catch (e) {
-    state.feedback = { error: e.message };
+    state.feedback = { error: /** @type {Error} */ (e).message };
   }
   state.busy = false;
   state.beat = null;
@@ -65,6 +106,7 @@ async function attempt(move) {
   document.getElementById("feedback")?.focus();
 }
 
+/** @param {string} card */
 function clickCard(card) {
   const x = lesson();
   if (state.feedback) return;
@@ -86,6 +128,9 @@ function clickCard(card) {
   return attempt(`beat ${state.beat} lead ${card}`);
 }
 
+/** What happened after the learner's move, in sentences.
+ * @param {After | null | undefined} after
+ * @param {Lesson} before */
 function afterText(after, before) {
   if (!after) return [];
   const out = [];
@@ -102,179 +147,153 @@ function afterText(after, before) {
   return out;
 }
 
+/** @param {Lesson} x @param {string} seat */
 function seatBox(x, seat) {
   const me = seat === x.to_act;
-  const cards = x.hands[seat];
   const out = x.outs.find(([s]) => s === seat);
-  return el(
-    "section",
-    { class: `pk-seat${me ? " me" : ""}`, "aria-label": t(me ? "learn.seatYou" : "learn.seat", { seat }) },
-    el(
-      "h3",
-      {},
-      t(me ? "learn.seatYou" : "learn.seat", { seat }),
-      " · ",
-      x.owners[seat] ? t("learn.trump", { suits: suitsText(x.owners[seat]) }) : t("learn.noTrump"),
-      out ? ` · ${t("learn.out")}` : "",
-    ),
-    me ? null : el("div", { class: "pk-mini" }, cards.map((c) => cardImg(c, "pk-mini-card"))),
-  );
+  const label = t(me ? "learn.seatYou" : "learn.seat", { seat });
+  return html`<section class=${`pk-seat${me ? " me" : ""}`} aria-label=${label}>
+    <h3>${label} · ${x.owners[seat] ? t("learn.trump", { suits: suitsText(x.owners[seat]) }) : t("learn.noTrump")}${out ? ` · ${t("learn.out")}` : ""}</h3>
+    ${me ? null : html`<div class="pk-mini">${x.hands[seat].map((c) => cardImg(c, "pk-mini-card"))}</div>`}
+  </section>`;
 }
 
+/** @param {Lesson} x */
 function handRow(x) {
-  const seat = x.to_act;
-  const cards = x.hands[seat];
-  const owners = x.owners[seat] || "";
-  return el(
-    "div",
-    { class: "pk-hand", role: "group", "aria-label": t("learn.yourHand") },
-    cards.map((c) => {
+  const owners = x.owners[x.to_act] || "";
+  return html`<div class="pk-hand" role="group" aria-label=${t("learn.yourHand")}>
+    ${x.hands[x.to_act].map((c) => {
       const note = x.notes[c];
       const beats = note === "higher" || note === "own_suit";
       const classes = ["pk-card"];
       if (owners.includes(c.slice(-1))) classes.push("trump");
       if (state.beat === c) classes.push("selected");
       if (x.mode === "respond" && state.beat === null && !beats) classes.push("dim");
-      return el(
-        "button",
-        {
-          class: classes.join(" "),
-          type: "button",
-          "data-card": c,
-          "aria-pressed": state.beat === c ? "true" : "false",
-          disabled: state.busy || !!state.feedback,
-          onclick: () => clickCard(c),
-        },
-        cardImg(c),
-      );
-    }),
-  );
+      return html`<button class=${classes.join(" ")} type="button" data-card=${c} aria-pressed=${state.beat === c ? "true" : "false"}
+        disabled=${state.busy || !!state.feedback} onClick=${() => clickCard(c)}>${cardImg(c)}</button>`;
+    })}
+  </div>`;
 }
 
+/** @param {Lesson} x */
 function prompt(x) {
   if (x.mode === "free") return t("learn.freeLead");
   if (state.beat) return t("learn.chooseLead", { card: cardText(state.beat) });
   return t("learn.chooseBeat");
 }
 
+/** @param {Lesson} x */
 function feedbackBox(x) {
   const f = state.feedback;
   if (!f) return null;
-  const parts = [];
   let cls = "pk-feedback";
+  let parts;
   if (f.error) {
-    parts.push(el("p", {}, t("learn.error", { message: f.error })));
+    parts = html`<p>${t("learn.error", { message: f.error })}</p>`;
   } else if (f.local) {
     cls += " wrong";
-    parts.push(el("p", { class: "pk-verdict" }, t("learn.illegal")));
-    parts.push(el("p", {}, t(`learn.note.${f.note}`, { card: cardText(f.card), top: cardText(x.top) })));
+    parts = html`<p class="pk-verdict">${t("learn.illegal")}</p>
+      <p>${t(`learn.note.${f.note}`, { card: cardText(f.card), top: cardText(x.top) })}</p>`;
   } else if (!f.legal) {
     cls += " wrong";
-    parts.push(el("p", { class: "pk-verdict" }, t("learn.illegal")));
+    parts = html`<p class="pk-verdict">${t("learn.illegal")}</p>`;
   } else if (f.correct) {
     cls += " right";
-    parts.push(el("p", { class: "pk-verdict" }, t("learn.correct")));
-    parts.push(el("p", {}, t(`learn.${x.id}.explain`)));
-    for (const line of afterText(f.after, x)) parts.push(el("p", { class: "pk-after" }, line));
+    parts = html`<p class="pk-verdict">${t("learn.correct")}</p>
+      <p>${t(`learn.${x.id}.explain`)}</p>
+      ${afterText(f.after, x).map((line) => html`<p class="pk-after">${line}</p>`)}`;
   } else {
     cls += " wrong";
-    parts.push(el("p", { class: "pk-verdict" }, t("learn.wrong")));
-    for (const line of afterText(f.after, x)) parts.push(el("p", { class: "pk-after" }, line));
-    parts.push(el("p", {}, t(`learn.${x.id}.hint`)));
+    parts = html`<p class="pk-verdict">${t("learn.wrong")}</p>
+      ${afterText(f.after, x).map((line) => html`<p class="pk-after">${line}</p>`)}
+      <p>${t(`learn.${x.id}.hint`)}</p>`;
   }
-  const last = state.index === state.lessons.length - 1;
-  const buttons = el(
-    "div",
-    { class: "pk-row" },
-    !f.correct ? el("button", { type: "button", id: "retry", class: "pk-button", onclick: () => go(state.index) }, t("learn.retry")) : null,
-    f.correct && !last
-      ? el("button", { type: "button", id: "next", class: "pk-button primary", onclick: () => go(state.index + 1) }, t("learn.next"))
-      : null,
-  );
-  return el("div", { id: "feedback", class: cls, tabindex: "-1", role: "status" }, parts, buttons);
+  const last = state.index === lessons().length - 1;
+  return html`<div id="feedback" class=${cls} tabindex="-1" role="status">
+    ${parts}
+    <div class="pk-row">
+      ${!f.correct ? html`<button type="button" id="retry" class="pk-button" onClick=${() => go(state.index)}>${t("learn.retry")}</button>` : null}
+      ${f.correct && !last ? html`<button type="button" id="next" class="pk-button primary" onClick=${() => go(state.index + 1)}>${t("learn.next")}</button>` : null}
+    </div>
+  </div>`;
 }
 
 function lessonView() {
   const x = lesson();
-  const seats = Object.keys(x.hands);
-  const others = seats.filter((s) => s !== x.to_act);
-  const total = state.lessons.length;
+  const others = Object.keys(x.hands).filter((s) => s !== x.to_act);
   const canPick = x.mode === "respond" && x.legal.includes("pickup");
-  return el(
-    "article",
-    { class: "pk-panel pk-lesson", id: "lesson", "data-lesson": x.id },
-    el("p", { class: "pk-muted" }, t("learn.lesson", { n: state.index + 1, total })),
-    el("h2", { id: "lesson-title", tabindex: "-1" }, t(`learn.${x.id}.title`), done.has(x.id) ? el("span", { class: "pk-tag good" }, t("learn.doneMark")) : null),
-    el("p", { class: "pk-goal", id: "goal" }, t(`learn.${x.id}.goal`)),
-    el("div", { class: "pk-table" },
-      el("div", { class: "pk-seats" }, others.map((s) => seatBox(x, s))),
-      el(
-        "section",
-        { class: "pk-centre", "aria-label": t("learn.pile") },
-        x.top
-          ? el("div", { class: "pk-pile" },
-              el("div", {}, el("div", { class: "pk-muted" }, t("learn.top")), cardImg(x.top, "pk-top-card")),
-              el("div", { class: "pk-pile-list" }, el("div", { class: "pk-muted" }, t("learn.pile")), x.pile.map((c) => cardImg(c, "pk-mini-card"))))
-          : el("p", { class: "pk-empty" }, t("learn.pileEmpty")),
-        canPick ? el("p", { class: "pk-cost", id: "pickup-cost" }, t("learn.pickupCards", { cards: cardsText(x.pickup_cards) })) : null,
-      ),
-      seatBox(x, x.to_act),
-    ),
-    el("p", { class: "pk-prompt", id: "prompt" }, prompt(x)),
-    handRow(x),
-    el(
-      "div",
-      { class: "pk-row" },
-      canPick
-        ? el("button", { type: "button", id: "pickup", class: "pk-button", disabled: state.busy || !!state.feedback, onclick: () => attempt("pickup") }, t("learn.pickup", { count: x.pickup_count }))
-        : null,
-      state.beat ? el("button", { type: "button", id: "cancel", class: "pk-button", onclick: () => { state.beat = null; render(); } }, t("learn.cancel")) : null,
-    ),
-    feedbackBox(x),
-  );
+  const cancel = () => {
+    state.beat = null;
+    render();
+  };
+  return html`<article class="pk-panel pk-lesson" id="lesson" data-lesson=${x.id}>
+    <p class="pk-muted">${t("learn.lesson", { n: state.index + 1, total: lessons().length })}</p>
+    <h2 id="lesson-title" tabindex="-1">${t(`learn.${x.id}.title`)}${done.has(x.id) ? html`<span class="pk-tag good">${t("learn.doneMark")}</span>` : null}</h2>
+    <p class="pk-goal" id="goal">${t(`learn.${x.id}.goal`)}</p>
+    <div class="pk-table">
+      <div class="pk-seats">${others.map((s) => seatBox(x, s))}</div>
+      <section class="pk-centre" aria-label=${t("learn.pile")}>
+        ${x.top
+          ? html`<div class="pk-pile">
+              <div><div class="pk-muted">${t("learn.top")}</div>${cardImg(x.top, "pk-top-card")}</div>
+              <div class="pk-pile-list"><div class="pk-muted">${t("learn.pile")}</div>${x.pile.map((c) => cardImg(c, "pk-mini-card"))}</div>
+            </div>`
+          : html`<p class="pk-empty">${t("learn.pileEmpty")}</p>`}
+        ${canPick ? html`<p class="pk-cost" id="pickup-cost">${t("learn.pickupCards", { cards: cardsText(x.pickup_cards) })}</p>` : null}
+      </section>
+      ${seatBox(x, x.to_act)}
+    </div>
+    <p class="pk-prompt" id="prompt">${prompt(x)}</p>
+    ${handRow(x)}
+    <div class="pk-row">
+      ${canPick
+        ? html`<button type="button" id="pickup" class="pk-button" disabled=${state.busy || !!state.feedback} onClick=${() => attempt("pickup")}>${t("learn.pickup", { count: x.pickup_count })}</button>`
+        : null}
+      ${state.beat ? html`<button type="button" id="cancel" class="pk-button" onClick=${cancel}>${t("learn.cancel")}</button>` : null}
+    </div>
+    ${feedbackBox(x)}
+  </article>`;
 }
 
 function listView() {
-  const total = state.lessons.length;
-  const n = state.lessons.filter((x) => done.has(x.id)).length;
-  return el(
-    "nav",
-    { class: "pk-panel pk-lessons", "aria-label": t("learn.lessons") },
-    el("h2", {}, t("learn.lessons")),
-    el("p", { id: "progress" }, t("learn.progress", { done: n, total })),
-    el("ol", {},
-      state.lessons.map((x, i) =>
-        el("li", {},
-          el("button", { type: "button", class: `pk-link${i === state.index ? " current" : ""}`, "aria-current": i === state.index ? "step" : undefined, onclick: () => go(i) },
-            t(`learn.${x.id}.title`), done.has(x.id) ? ` ✓` : ""),
-        ),
-      ),
-    ),
-    n === total
-      ? el("p", { class: "pk-finished", id: "finished" }, t("learn.finished"), " ", el("a", { href: "/" }, t("learn.play")))
-      : null,
-    el("button", { type: "button", class: "pk-button", id: "reset", onclick: () => { done = new Set(); saveDone(done); go(0); } }, t("learn.reset")),
-  );
+  const all = lessons();
+  const n = all.filter((x) => done.has(x.id)).length;
+  const reset = () => {
+    done = new Set();
+    saveDone(done);
+    go(0);
+  };
+  return html`<nav class="pk-panel pk-lessons" aria-label=${t("learn.lessons")}>
+    <h2>${t("learn.lessons")}</h2>
+    <p id="progress">${t("learn.progress", { done: n, total: all.length })}</p>
+    <ol>
+      ${all.map(
+        (x, i) => html`<li>
+          <button type="button" class=${`pk-link${i === state.index ? " current" : ""}`} aria-current=${i === state.index ? "step" : undefined} onClick=${() => go(i)}>
+            ${t(`learn.${x.id}.title`)}${done.has(x.id) ? " ✓" : ""}
+          </button>
+        </li>`,
+      )}
+    </ol>
+    ${n === all.length ? html`<p class="pk-finished" id="finished">${t("learn.finished")} <a href="/">${t("learn.play")}</a></p>` : null}
+    <button type="button" class="pk-button" id="reset" onClick=${reset}>${t("learn.reset")}</button>
+  </nav>`;
 }
 
 function render() {
-  const page = document.getElementById("page");
   let body;
-  if (state.error) body = el("p", { class: "pk-error" }, t("learn.error", { message: state.error }));
-  else if (!state.lessons) body = el("p", {}, t("learn.loading"));
-  else body = el("div", { class: "pk-learn" }, lessonView(), listView());
-  page.replaceChildren(
-    header("nav-learn"),
-    el("main", { id: "app" }, el("h1", {}, t("learn.title")), el("p", { class: "pk-intro" }, t("learn.intro")), body),
-  );
+  if (state.error) body = html`<p class="pk-error">${t("learn.error", { message: state.error })}</p>`;
+  else if (!state.lessons) body = html`<p>${t("learn.loading")}</p>`;
+  else body = html`<div class="pk-learn">${lessonView()}${listView()}</div>`;
+  draw(html`<main id="app"><h1>${t("learn.title")}</h1><p class="pk-intro">${t("learn.intro")}</p>${body}</main>`);
 }
 
-startPage(render).then(async () => {
+startPage("nav-learn", render).then(async () => {
   try {
-    state.lessons = (await getJSON("/api/learn/lessons")).lessons;
+    state.lessons = (await request("GET", "/api/learn/lessons")).lessons;
     state.index = firstOpen();
   } catch (e) {
-    state.error = e.message;
+    state.error = /** @type {Error} */ (e).message;
   }
   render();
 });

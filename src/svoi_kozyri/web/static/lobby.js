@@ -7,9 +7,10 @@ import { botName } from "./cards.js";
 import { html, useEffect, useState } from "./html.js";
 import { language, t } from "./i18n.js";
 import { store } from "./store.js";
-import { currentUser } from "./account.js";
-import { LiveLobby } from "./accounts_mount.js";
-import { t as accountT } from "./accounts_common.js";
+import { useAccount } from "./account.js";
+import { LiveLobby } from "./lobby_live.js";
+
+export { useAccount };
 
 /** Options shown in the form's first part, then the ones under "More rules". */
 const MAIN_RULES = ["variant", "pickup_rule", "fixed_pickup_count", "suit_assignment", "draw_rule", "pile_visibility"];
@@ -30,19 +31,6 @@ export function NameField({ value, onInput, account }) {
     <input id="player-name" value=${value} maxlength="24" placeholder=${t("lobby.namePlaceholder")} autocomplete="nickname"
       onInput=${(e) => onInput(e.target.value)} onChange=${(e) => store.setName(e.target.value.trim())} />
   </label>`;
-}
-
-/** The logged-in account ({username, ...}) or null, kept current: the account
- * bar (account.js) announces every log-in and log-out with an "sk-account" event. */
-export function useAccount() {
-  const [user, setUser] = useState(currentUser());
-  useEffect(() => {
-    const on = (ev) => setUser(ev.detail || null);
-    window.addEventListener("sk-account", on);
-    setUser(currentUser());
-    return () => window.removeEventListener("sk-account", on);
-  }, []);
-  return user;
 }
 
 function optionLabel(name, value) {
@@ -178,7 +166,7 @@ function TableForm({ bots, options, name, onCreate }) {
           ${SPEEDS.map(([v, k]) => html`<option value=${v} selected=${v === String(delay)}>${t(`lobby.speed.${k}`)}</option>`)}
         </select></label>
       <label class="check" for="listed"><input id="listed" type="checkbox" checked=${listed} onChange=${(e) => setListed(e.target.checked)} /> ${t("lobby.listed")}</label>
-      <label class="check" for="rated"><input id="rated" type="checkbox" checked=${rated} onChange=${(e) => setRated(e.target.checked)} /> ${accountT("lobby.live.rated_create")}</label>
+      <label class="check" for="rated"><input id="rated" type="checkbox" checked=${rated} onChange=${(e) => setRated(e.target.checked)} /> ${t("lobby.live.rated_create")}</label>
     </fieldset>
     ${error ? html`<p class="error" id="create-error" role="alert">${error}</p>` : null}
     <button type="submit" id="create-btn" class="primary">${t("lobby.create")}</button>
@@ -244,7 +232,7 @@ export function Lobby() {
       </p>
     </section>
     <section class="panel">
-      <${LiveLobby} key=${language()} />
+      <${LiveLobby} />
     </section>
     <section class="panel">
       <details id="new-table">

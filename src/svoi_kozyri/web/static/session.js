@@ -1,122 +1,201 @@
+// @ts-check
 // The end of a session (/session?table=ID): the standings, every hand's order of
 // going out and result, links to analyse or share each hand, the rematch with the
-// same seats, and the table chat for the players.
-import { createChatPanel } from "./chat-panel.js";
-import { el, getJSON, header, postJSON, startPage, t } from "./pagekit.js";
+// same seats, and the table chat for the players (chat-panel.js).  The table's
+// socket hands its messages to a handler table, the chat's among them.
+import { request, TableSocket } from "./api.js";
+import { ChatPanel, chatChannel } from "./chat-panel.js";
+import { html } from "./html.js";
+import { t } from "./i18n.js";
+import { draw, startPage } from "./page.js";
 import { store } from "./store.js";
 
-const tableId = new URLSearchParams(location.search).get("table");
+/** @typedef {import("./wire.js").ServerHandlers} ServerHandlers */
+/** @typedef {{seat: string, name: string, kind: string, losses: number, points: number}} Standing */
+/** @typedef {{number: number, dealer: string, turns: number, over: boolean, loser: string | null, outs: [string, string][]}} HandSummary */
+/**
+ * @typedef {object} Summary
+ * @property {string} mode
+ * @property {boolean} over
+ * @property {string | null} durak
+ * @property {string[]} winners
+ * @property {Standing[]} standings
+ * @property {HandSummary[]} hands
+ * @property {string | null} [rematch]
+ */
+
+const tableId = new URLSearchParams(location.search).get("table") || "";
 const token = tableId ? store.token(tableId) : null;
-const state = { data: null, error: null, shared: {}, rematch: null, chat: null };
+const state = {
+  /** @type {Summary | null} */
+  data: null,
+  /** @type {string | null} */
+  error: null,
+  /** @type {Record<number, string>} */
+  shared: {},
+  /** @type {string | null} */
+  rematch: null,
+  /** the viewer's seat once the socket says so (the chat is for players) */
+  /** @type {number | null} */
+  seat: null,
+  connected: false,
+};
+/** @type {TableSocket | null} */
 let socket = null;
+const chat = chatChannel((msg) => socket?.send(msg));
 
 async function load() {
   try {
-    state.data = await getJSON(`/api/tables/${encodeURIComponent(tableId)}/summary`);
-    state.rematch = state.data.rematch;
+    state.data = await request("GET", `/api/tables/${encodeURIComponent(tableId)}/summary`);
+    state.rematch = state.data?.rematch ?? null;
   } catch (e) {
-    state.error = e.message;
+    state.error = /** @type {Error} */ (e).message;
   }
   render();
 }
 
+/** @param {number} n */
 async function share(n) {
   try {
     // while the table runs only its players may share a hand (their seat token)
-    const d = await postJSON(`/api/tables/${tableId}/hands/${n}/deal`, {}, token ? { "X-Seat-Token": token } : {});
+    const d = await request("POST", `/api/tables/${tableId}/hands/${n}/deal`, {}, token ? { "X-Seat-Token": token } : {});
     state.shared[n] = d.url;
   } catch (e) {
-    state.error = e.message;
+    state.error = /** @type {Error} */ (e).message;
   }
   render();
 }
 
 async function rematch() {
   try {
-    const grant = await postJSON(`/api/tables/${tableId}/rematch`, {}, { "X-Seat-Token": token });
+    const grant = await request("POST", `/api/tables/${tableId}/rematch`, {}, { "X-Seat-Token": token || "" });
     store.setToken(grant.table_id, grant.token);
     location.href = `/#/t/${grant.table_id}`;
   } catch (e) {
-    state.error = e.message;
+    state.error = /** @type {Error} */ (e).message;
     render();
   }
 }
 
+/** What each message of the table's socket does here. @type {ServerHandlers} */
+const messages = {
+  ...chat.handlers,
+  welcome: (msg) => {
+    state.seat = msg.seat;
+    state.connected = true;
+    render();
+  },
+  rematch: (msg) => {
+    state.rematch = msg.table_id;
+    render();
+  },
+  error: (msg) => {
+    chat.error(msg);
+  },
+};
+
 function connect() {
   if (!token || socket) return;
-  const proto = location.protocol === "https:" ? "wss" : "ws";
-  socket = new WebSocket(`${proto}://${location.host}/ws/${tableId}`);
-  const send = (msg) => socket.readyState === WebSocket.OPEN && socket.send(JSON.stringify(msg));
-  socket.onopen = () => send({ type: "hello", token });
-  socket.onmessage = (ev) => {
-    const msg = JSON.parse(ev.data);
-    if (msg.type === "welcome" && msg.seat !== null && state.data) {
-      state.chat = createChatPanel({ send, seats: state.data.standings.map((s, i) => ({ seat: i, name: s.name, kind: s.kind })), viewer: msg.seat });
+  socket = new TableSocket(tableId, token, {
+    messages,
+    onStatus: (status) => {
+      if (status === "connected") return; // the welcome says which seat
+      state.connected = false;
       render();
-      state.chat.start();
-    } else if (msg.type === "rematch") {
-      state.rematch = msg.table_id;
-      render();
-    } else state.chat?.onMessage(msg);
-  };
+    },
+  });
 }
 
-// a bot is named as at the table ("Bot B", in the page's language), a person by name
+/** A bot is named as at the table ("Bot B", in the page's language), a person by name.
+ * @param {Standing | undefined} s */
 function seatName(s) {
+  if (!s) return "";
   return s.kind === "bot" ? t("table.botSeat", { letter: s.seat }) : s.name;
 }
 
+/** @param {HandSummary} h */
 function outsText(h) {
   return h.outs.map(([s, kind], i) => `${i + 1}. ${s} (${t(kind === "defence" ? "session.outDefence" : "session.outLead")})`).join(", ");
 }
 
+/** @param {HandSummary} h */
 function resultText(h) {
   if (!h.over) return t("session.running");
   return h.loser ? t("learn.after.loser", { seat: h.loser }) : t("learn.after.draw");
 }
 
-function render() {
-  const d = state.data;
-  const body = [];
-  if (state.error) body.push(el("p", { class: "pk-error", role: "alert" }, t("deal.error", { message: state.error })));
-  if (d) {
-    const points = d.mode === "points";
-    body.push(
-      el("section", { class: "pk-panel", id: "standings" },
-        el("h2", {}, d.over ? t("session.over") : t("session.sofar")),
-        d.durak ? el("p", { id: "durak" }, el("strong", {}, t("session.durak", { seat: d.durak, name: seatName(d.standings.find((s) => s.seat === d.durak)) }))) : null,
-        el("table", { class: "pk-results" },
-          el("thead", {}, el("tr", {}, el("th", { scope: "col" }, t("session.player")), el("th", { scope: "col" }, t(points ? "session.points" : "session.losses")))),
-          el("tbody", {}, d.standings.map((s) => el("tr", { class: d.winners.includes(s.seat) ? "winner" : "" },
-            el("td", {}, `${s.seat} · ${seatName(s)}`, d.winners.includes(s.seat) ? ` — ${t("session.winner")}` : ""),
-            el("td", {}, String(points ? s.points : s.losses)))))),
-        token && d.over
-          ? el("p", {}, state.rematch
-              ? el("button", { type: "button", class: "pk-button primary", id: "rematch", onclick: rematch }, t("session.joinRematch"))
-              : el("button", { type: "button", class: "pk-button primary", id: "rematch", onclick: rematch }, t("session.rematch")))
-          : null,
-      ),
-      el("section", { class: "pk-panel", id: "hands" },
-        el("h2", {}, t("session.hands")),
-        el("ol", {}, d.hands.map((h) => el("li", { class: "pk-hand-summary" },
-          el("p", {}, el("strong", {}, resultText(h)), " · ", t("session.dealer", { seat: h.dealer }), " · ", t("session.turns", { count: h.turns })),
-          el("p", {}, t("session.order"), " ", outsText(h) || "—"),
-          h.over ? el("p", { class: "pk-row" },
-            el("a", { href: `/analysis?table=${tableId}&hand=${h.number}` }, t("analysis.open")),
-            state.shared[h.number]
-              ? el("a", { href: state.shared[h.number] }, state.shared[h.number])
-              : token || d.over ? el("button", { type: "button", class: "pk-link", onclick: () => share(h.number) }, t("deal.share")) : null) : null)))),
-    );
-    if (state.chat) body.push(state.chat.element);
-  } else if (!state.error) body.push(el("p", { class: "pk-intro" }, t("app.loading")));
-  document.getElementById("page").replaceChildren(
-    header("nav-session"),
-    el("main", { id: "app" }, el("h1", {}, t("session.title")),
-      el("p", {}, el("a", { class: "pk-light", href: `/#/t/${tableId}` }, t("analysis.backToTable"))), body),
-  );
+/** @param {Summary} d */
+function standings(d) {
+  const points = d.mode === "points";
+  return html`<section class="pk-panel" id="standings">
+    <h2>${d.over ? t("session.over") : t("session.sofar")}</h2>
+    ${d.durak
+      ? html`<p id="durak"><strong>${t("session.durak", { seat: d.durak, name: seatName(d.standings.find((s) => s.seat === d.durak)) })}</strong></p>`
+      : null}
+    <table class="pk-results">
+      <thead><tr><th scope="col">${t("session.player")}</th><th scope="col">${t(points ? "session.points" : "session.losses")}</th></tr></thead>
+      <tbody>
+        ${d.standings.map(
+          (s) => html`<tr class=${d.winners.includes(s.seat) ? "winner" : ""}>
+            <td>${`${s.seat} · ${seatName(s)}`}${d.winners.includes(s.seat) ? ` — ${t("session.winner")}` : ""}</td>
+            <td>${String(points ? s.points : s.losses)}</td>
+          </tr>`,
+        )}
+      </tbody>
+    </table>
+    ${token && d.over
+      ? html`<p><button type="button" class="pk-button primary" id="rematch" onClick=${rematch}>${t(state.rematch ? "session.joinRematch" : "session.rematch")}</button></p>`
+      : null}
+  </section>`;
 }
 
-startPage(render).then(async () => {
+/** @param {Summary} d */
+function hands(d) {
+  return html`<section class="pk-panel" id="hands">
+    <h2>${t("session.hands")}</h2>
+    <ol>
+      ${d.hands.map((h) => {
+        const link = state.shared[h.number];
+        return html`<li class="pk-hand-summary">
+          <p><strong>${resultText(h)}</strong> · ${t("session.dealer", { seat: h.dealer })} · ${t("session.turns", { count: h.turns })}</p>
+          <p>${t("session.order")} ${outsText(h) || "—"}</p>
+          ${h.over
+            ? html`<p class="pk-row">
+                <a href=${`/analysis?table=${tableId}&hand=${h.number}`}>${t("analysis.open")}</a>
+                ${link
+                  ? html`<a href=${link}>${link}</a>`
+                  : token || d.over
+                    ? html`<button type="button" class="pk-link" onClick=${() => share(h.number)}>${t("deal.share")}</button>`
+                    : null}
+              </p>`
+            : null}
+        </li>`;
+      })}
+    </ol>
+  </section>`;
+}
+
+/** The chat, for a player of the table (the welcome gave a seat). @param {Summary} d */
+function chatView(d) {
+  if (state.seat === null) return null;
+  const seats = d.standings.map((s, i) => ({ seat: i, name: s.name, kind: s.kind }));
+  return html`<${ChatPanel} chat=${chat.channel} seats=${seats} viewer=${state.seat} connected=${state.connected} />`;
+}
+
+function render() {
+  const d = state.data;
+  draw(html`<main id="app">
+    <h1>${t("session.title")}</h1>
+    <p><a class="pk-light" href=${`/#/t/${tableId}`}>${t("analysis.backToTable")}</a></p>
+    ${state.error ? html`<p class="pk-error" role="alert">${t("deal.error", { message: state.error })}</p>` : null}
+    ${d ? standings(d) : null}
+    ${d ? hands(d) : null}
+    ${d ? chatView(d) : null}
+    ${!d && !state.error ? html`<p class="pk-intro">${t("app.loading")}</p>` : null}
+  </main>`);
+}
+
+startPage("nav-session", render).then(async () => {
   await load();
   connect();
 });

@@ -1,43 +1,31 @@
+// @ts-check
 // The table chat at the live table: a button in the table's head with an unread
 // badge that opens the chat (chat-panel.js) in a drawer over the table, so the
 // chat never takes room from the hand, the top card and the buttons on a phone.
 // Players only: spectators get no button (the server refuses them too).  The
-// panel is rebuilt, with its history asked again, when the socket (re)connects,
-// the language changes or someone takes a seat.
-import { createChatPanel } from "./chat-panel.js";
-import { html, useEffect, useLayoutEffect, useRef, useState } from "./html.js";
-import { language, t } from "./i18n.js";
+// panel keeps its input and messages while the table redraws; it asks for the
+// history again whenever the socket (re)connects.
+import { ChatPanel } from "./chat-panel.js";
+import { html, useLayoutEffect, useRef, useState } from "./html.js";
+import { t } from "./i18n.js";
 
-/** `chat`: { send(msg), subscribe(handler) -> unsubscribe } from the table page. */
+/** @typedef {import("./chat-panel.js").ChatChannel} ChatChannel */
+/** @typedef {import("./wire.js").TableView} TableView */
+
+/** `chat`: the table page's chat channel (chat-panel.js, chatChannel).
+ * @param {{view: TableView, conn: string, chat: ChatChannel}} props */
 export function TableChat({ view, conn, chat }) {
   const [open, setOpen] = useState(false);
   const [unread, setUnread] = useState(0);
-  const box = useRef(null);
+  const box = useRef(/** @type {HTMLDivElement | null} */ (null));
   const openRef = useRef(false);
   openRef.current = open;
-  const lang = language();
   const viewer = view.viewer;
   // only seated humans can be muted; an open seat has nobody to mute yet
   const seats = view.seats.map((s) => ({ seat: s.seat, name: s.name, kind: s.kind === "human" && s.taken ? "human" : "other" }));
-  const seatsKey = seats.map((s) => `${s.kind}:${s.name}`).join("|");
-  useEffect(() => {
-    if (conn !== "connected" || !box.current) return undefined;
-    const panel = createChatPanel({
-      send: chat.send,
-      seats,
-      viewer,
-      onNew: (m) => {
-        if (!openRef.current && m.seat !== viewer) setUnread((u) => u + 1);
-      },
-    });
-    box.current.replaceChildren(panel.element);
-    // a panel rebuilt while the drawer is open (a reconnect, a seat taken) keeps
-    // the typing in its input: the old input, and its focus, are gone
-    if (openRef.current) panel.element.querySelector("#chat-input")?.focus();
-    const off = chat.subscribe(panel.onMessage);
-    panel.start();
-    return off;
-  }, [lang, seatsKey, conn, viewer]);
+  const onNew = (/** @type {import("./wire.js").ChatLine} */ m) => {
+    if (!openRef.current && m.seat !== viewer) setUnread((u) => u + 1);
+  };
   const toggle = () => {
     setOpen(!open);
     setUnread(0);
@@ -49,7 +37,7 @@ export function TableChat({ view, conn, chat }) {
   useLayoutEffect(() => {
     if (open) box.current?.querySelector("#chat-input")?.focus();
   }, [open]);
-  const onKey = (ev) => {
+  const onKey = (/** @type {KeyboardEvent} */ ev) => {
     if (ev.key === "Escape") {
       setOpen(false);
       document.getElementById("chat-toggle")?.focus();
@@ -62,6 +50,6 @@ export function TableChat({ view, conn, chat }) {
     </button>
     <div class="chat-drawer" id="chat-drawer" hidden=${!open} onKeyDown=${onKey}>
       <button type="button" class="small-btn chat-close" id="chat-close" aria-label=${t("chat.close")} title=${t("chat.close")} onClick=${toggle}><span aria-hidden="true">×</span></button>
-      <div class="chat-box" ref=${box}></div>
+      <div class="chat-box" ref=${box}><${ChatPanel} chat=${chat} seats=${seats} viewer=${viewer} connected=${conn === "connected"} onNew=${onNew} /></div>
     </div>`;
 }
