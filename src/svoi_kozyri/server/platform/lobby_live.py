@@ -13,6 +13,8 @@ other processes' spectators come from ``sk_presence``, see :mod:`.cluster`).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request
@@ -85,6 +87,51 @@ def _summary(rules: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+_Row = tuple[LiveTable, str, int, list[int]]
+"""A listed table: its live table, status, free seats and human seats connected."""
+
+
+def _listed_rows(lives: Iterable[LiveTable]) -> list[_Row]:
+    """The listed tables that are not finished, with their plain fields."""
+    rows: list[_Row] = []
+    for live in list(lives):
+        g = live.game
+        if not g.config.listed:
+            continue
+        st = g.status
+        if st == "finished":
+            continue
+        here: list[int] = []
+        if live.conns or live.remote:
+            here = [i for i, s in enumerate(g.seats) if s.kind == "human" and live.connected(i)]
+        rows.append((live, st, sum(not s.taken for s in g.seats), here))
+    return rows
+
+
+@dataclass(frozen=True)
+class _Filter:
+    """The lobby's filters (None or "any": not filtered)."""
+
+    num_players: int | None
+    rated: bool | None
+    status: str
+    rules: dict[str, str]
+    rated_ids: set[str]
+
+    def keeps(self, row: _Row) -> bool:
+        """Whether a listed table passes every filter."""
+        live, _st, free, _here = row
+        g = live.game
+        if self.num_players is not None and g.n != self.num_players:
+            return False
+        if self.rated is not None and (g.table_id in self.rated_ids) != self.rated:
+            return False
+        if (self.status == "open" and free == 0) or (self.status == "playing" and free > 0):
+            return False
+        rd = g.rules_dict
+        return all(str(rd.get(k)) == v for k, v in self.rules.items())
+
+
 def lobby_page(
     players: Players,
     *,
@@ -101,36 +148,11 @@ def lobby_page(
     built for the one page that is sent (a lobby of 1,000 tables stays cheap).
     """
     hub = players.hub
-    rows: list[tuple[LiveTable, str, int, list[int]]] = []  # live, status, free seats, humans here
-    for live in list(hub.tables.values()):
-        g = live.game
-        if not g.config.listed:
-            continue
-        st = g.status
-        if st == "finished":
-            continue
-        here: list[int] = []
-        if live.conns or getattr(live, "remote", None):
-            here = [i for i, s in enumerate(g.seats) if s.kind == "human" and live.connected(i)]
-        rows.append((live, st, sum(not s.taken for s in g.seats), here))
-    ids = [r[0].game.table_id for r in rows]
-    rated_ids: set[str] = players.ratings.rated_tables(ids)
+    rows = _listed_rows(hub.tables.values())
+    rated_ids: set[str] = players.ratings.rated_tables([r[0].game.table_id for r in rows])
+    wanted = _Filter(num_players, rated, status, rules or {}, rated_ids)
 
-    def keep(row: tuple[LiveTable, str, int, list[int]]) -> bool:
-        live, _st, free, _here = row
-        g = live.game
-        if num_players is not None and g.n != num_players:
-            return False
-        if rated is not None and (g.table_id in rated_ids) != rated:
-            return False
-        if status == "open" and free == 0:
-            return False
-        if status == "playing" and free > 0:
-            return False
-        rd = g.rules_dict
-        return all(str(rd.get(k)) == v for k, v in (rules or {}).items())
-
-    matching = [r for r in rows if keep(r)]
+    matching = [r for r in rows if wanted.keeps(r)]
     # open seats first (somebody is waiting for a player), then the newest
     matching.sort(key=lambda r: (r[2] == 0, -r[0].game.created, r[0].game.table_id))
     page = matching[offset : offset + limit]

@@ -218,6 +218,19 @@ class Players:
         """The seat the request's account holds at ``table_id``, or None."""
         return self.accounts.seat_of_user(table_id, self.user_of(request))
 
+    def claim_all(self, user: User, claims: list[SeatClaim]) -> list[dict[str, Any]]:
+        """Claim the guest seats a new account brought along; a stale token (from the
+        browser's storage) claims nothing and is skipped."""
+        claimed = []
+        for c in claims:
+            try:
+                claimed.append(
+                    {"table_id": c.table_id, "seat": self.claim(user, c.table_id, c.token)}
+                )
+            except AccountError:
+                continue
+        return claimed
+
     def claim(self, user: User, table_id: str, token: str | None) -> int:
         """Attach the seat that ``token`` holds at ``table_id`` to ``user``."""
         live = self.hub.get(table_id) if len(table_id) <= 32 else None
@@ -253,6 +266,20 @@ def _set_session_cookies(response: Response, request: Request, sid: str, ttl: fl
     )
 
 
+def _set_csrf_cookie(response: Response, request: Request, token: str, max_age: int | None) -> None:
+    """The CSRF cookie the pages read (not HttpOnly: the double-submit token);
+    a session's lasts as long as the session, a guest's for the browser session."""
+    response.set_cookie(
+        CSRF_COOKIE,
+        token,
+        max_age=max_age,
+        path="/",
+        httponly=False,
+        samesite="lax",
+        secure=request.url.scheme == "https",
+    )
+
+
 def _clear_session_cookies(response: Response) -> None:
     response.delete_cookie(SESSION_COOKIE, path="/")
     response.delete_cookie(CSRF_COOKIE, path="/")
@@ -272,27 +299,12 @@ def account_router(players: Players) -> APIRouter:
         if user is not None and sid:
             token = csrf_for_session(sid)
             if request.cookies.get(CSRF_COOKIE) != token:  # lost or stale: set it again
-                response.set_cookie(
-                    CSRF_COOKIE,
-                    token,
-                    max_age=int(acc.settings.session_ttl_s),
-                    path="/",
-                    httponly=False,
-                    samesite="lax",
-                    secure=request.url.scheme == "https",
-                )
+                _set_csrf_cookie(response, request, token, int(acc.settings.session_ttl_s))
             return MeView(user=_view(user), csrf=token)
         csrf = request.cookies.get(CSRF_COOKIE) or ""
         if len(csrf) < 32 or len(csrf) > 100:
             csrf = secrets.token_urlsafe(32)
-            response.set_cookie(
-                CSRF_COOKIE,
-                csrf,
-                path="/",
-                httponly=False,
-                samesite="lax",
-                secure=request.url.scheme == "https",
-            )
+            _set_csrf_cookie(response, request, csrf, None)
         if sid:  # a revoked or expired session: forget the cookie
             response.delete_cookie(SESSION_COOKIE, path="/")
         return MeView(user=None, csrf=csrf)
@@ -304,14 +316,7 @@ def account_router(players: Players) -> APIRouter:
         """Create an account and log in; guest seats listed in ``claims`` become its own."""
         acc.throttle.check_registration(client_ip(request))
         user = await asyncio.to_thread(acc.register, req.username, req.password)
-        claimed = []
-        for c in req.claims:
-            try:
-                claimed.append(
-                    {"table_id": c.table_id, "seat": players.claim(user, c.table_id, c.token)}
-                )
-            except AccountError:
-                continue  # a stale token from localStorage: nothing to claim
+        claimed = players.claim_all(user, req.claims)
         sid = acc.new_session(user)
         _set_session_cookies(response, request, sid, acc.settings.session_ttl_s)
         return {"user": _view(user).model_dump(), "csrf": csrf_for_session(sid), "claimed": claimed}

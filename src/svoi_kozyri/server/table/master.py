@@ -29,6 +29,7 @@ from ..wire.schemas import (
     ServerPong,
     ServerState,
     TableConfig,
+    TableMessage,
     ValueName,
 )
 from ..wire.transport import Conn, error_text
@@ -91,7 +92,7 @@ class TableMaster:
 
     # -- the protocol --------------------------------------------------------------
 
-    async def handle(self, live: LiveTable, conn: Conn, msg: Any) -> None:
+    async def handle(self, live: LiveTable, conn: Conn, msg: TableMessage) -> None:
         """Act on one validated client message (after the hello)."""
         if isinstance(msg, ClientMove):
             # checked against the committed state only: a move of this table still

@@ -339,70 +339,20 @@ class Hub:
         closes the socket with :data:`~.transport.CLOSE_POLICY` after an error
         message, and an unexpected failure closes it with 1011 and one log line.
         """
-        live = self.get(table_id, fresh=False)
-        if live is None:
-            await ws.send_text(error_text("no_table", f"no table {table_id!r}"))
-            await ws.close(code=4404)
+        greeted = await self._greet(ws, table_id)
+        if greeted is None:
             return
-        try:
-            seat = await self._hello(ws, live)
-        except (WebSocketDisconnect, TimeoutError):
-            return
-        except FatalMessage as e:
-            await _refuse(ws, e)
-            return
-        if seat is False:
-            await ws.close(code=4401)
-            return
-        conn = Conn(ws, seat if isinstance(seat, int) else None, client=client)
+        live, seat = greeted
+        conn = Conn(ws, seat, client=client)
         writer = asyncio.create_task(conn.writer())
         # chat reads and writes the database (in threads): its own task, so the
         # reader is back at the socket at once and moves never wait behind chat
         chats: asyncio.Queue[ChatMessage] = asyncio.Queue(maxsize=CHAT_QUEUE)
         chatter = asyncio.create_task(self._chat(table_id, live, conn, chats))
-        live = self.tables.get(table_id, live)
-        name = live.game.seats[conn.seat].name if conn.seat is not None else None
-        conn.send(ServerWelcome(table_id=table_id, seat=conn.seat, name=name).model_dump_json())
-        live.conns.add(conn)
-        if live.stale:
-            # shielded: a socket closing must not cancel the table's catch-up
-            await asyncio.shield(self.peer.catch_up(live))
-            live = self.tables.get(table_id, live)
-        self._seen(live)
-        self.peer.presence(live)
-        self.master.changed(live)
-        strikes = 0
+        live = await self._welcome(conn, table_id, live)
         conn.reader = asyncio.current_task()
         try:
-            while not conn.closed:
-                raw = _receive_text(await conn.receive())
-                if raw is None:
-                    break
-                if not self.message_limit.allow(f"{client}/{table_id}"):
-                    strikes += 1
-                    conn.send(error_text("rate_limited", "too many messages; slow down"))
-                    if strikes >= RATE_STRIKES:
-                        conn.close(CLOSE_POLICY)
-                    continue
-                # every message is parsed and validated once, strictly (chat too:
-                # a {"type": ["move"]} used to reach the chat dispatcher unchecked)
-                msg = parse_client_message(raw)
-                if isinstance(msg, str):
-                    conn.send(msg)
-                elif isinstance(msg, ClientHello):
-                    conn.send(error_text("already_greeted", "this connection already said hello"))
-                elif isinstance(msg, ChatMessage):
-                    try:
-                        chats.put_nowait(msg)
-                    except asyncio.QueueFull:
-                        conn.send(error_text("rate_limited", "too many messages; slow down"))
-                else:
-                    live = self.tables.get(table_id, live)
-                    if live.stale:
-                        # another process moved the table: apply that first, so
-                        # the move is checked against the newest version
-                        await asyncio.shield(self.peer.catch_up(live))
-                    await self.master.handle(live, conn, msg)
+            await self._read(conn, table_id, live, client, chats)
         except FatalMessage as e:
             conn.send(error_text(e.code, str(e)))
             conn.close(CLOSE_POLICY)
@@ -429,6 +379,82 @@ class Hub:
             with contextlib.suppress(Exception):
                 await writer
             self._left(live, conn)
+
+    async def _greet(self, ws: WebSocket, table_id: str) -> tuple[LiveTable, int | None] | None:
+        """The table and the seat the hello names (None for a spectator); None
+        when the socket was refused and closed (no table, a bad or no hello)."""
+        live = self.get(table_id, fresh=False)
+        if live is None:
+            await ws.send_text(error_text("no_table", f"no table {table_id!r}"))
+            await ws.close(code=4404)
+            return None
+        try:
+            seat = await self._hello(ws, live)
+        except (WebSocketDisconnect, TimeoutError):
+            return None
+        except FatalMessage as e:
+            await _refuse(ws, e)
+            return None
+        if seat is False:
+            await ws.close(code=4401)
+            return None
+        return live, seat if isinstance(seat, int) else None
+
+    async def _welcome(self, conn: Conn, table_id: str, live: LiveTable) -> LiveTable:
+        """Welcome the connection, count it at the table (caught up with the
+        other processes first) and send everybody the new view."""
+        live = self.tables.get(table_id, live)
+        name = live.game.seats[conn.seat].name if conn.seat is not None else None
+        conn.send(ServerWelcome(table_id=table_id, seat=conn.seat, name=name).model_dump_json())
+        live.conns.add(conn)
+        if live.stale:
+            # shielded: a socket closing must not cancel the table's catch-up
+            await asyncio.shield(self.peer.catch_up(live))
+            live = self.tables.get(table_id, live)
+        self._seen(live)
+        self.peer.presence(live)
+        self.master.changed(live)
+        return live
+
+    async def _read(
+        self,
+        conn: Conn,
+        table_id: str,
+        live: LiveTable,
+        client: str,
+        chats: asyncio.Queue[ChatMessage],
+    ) -> None:
+        """Read the socket until it closes: each message rate-limited, parsed and
+        validated once, strictly (chat too: a ``{"type": ["move"]}`` used to reach
+        the chat dispatcher unchecked), then answered."""
+        strikes = 0
+        while not conn.closed:
+            raw = _receive_text(await conn.receive())
+            if raw is None:
+                return
+            if not self.message_limit.allow(f"{client}/{table_id}"):
+                strikes += 1
+                conn.send(error_text("rate_limited", "too many messages; slow down"))
+                if strikes >= RATE_STRIKES:
+                    conn.close(CLOSE_POLICY)
+                continue
+            msg = parse_client_message(raw)
+            if isinstance(msg, str):
+                conn.send(msg)
+            elif isinstance(msg, ClientHello):
+                conn.send(error_text("already_greeted", "this connection already said hello"))
+            elif isinstance(msg, ChatMessage):
+                try:
+                    chats.put_nowait(msg)
+                except asyncio.QueueFull:
+                    conn.send(error_text("rate_limited", "too many messages; slow down"))
+            else:
+                live = self.tables.get(table_id, live)
+                if live.stale:
+                    # another process moved the table: apply that first, so
+                    # the move is checked against the newest version
+                    await asyncio.shield(self.peer.catch_up(live))
+                await self.master.handle(live, conn, msg)
 
     async def _chat(
         self, table_id: str, live: LiveTable, conn: Conn, chats: asyncio.Queue[ChatMessage]

@@ -395,6 +395,11 @@ class ClientChatHistory(_Strict):
 
 
 ChatMessage = ClientChat | ClientMute | ClientChatHistory
+"""The chat's messages (answered by the chat, off the socket's reader)."""
+TableMessage = ClientMove | ClientHint | ClientPing
+"""The messages the table master answers."""
+AnyClientMessage = ClientHello | TableMessage | ChatMessage
+"""A validated client message (the members of :data:`ClientMessage`)."""
 
 ClientMessage = Annotated[
     ClientHello

@@ -32,7 +32,7 @@ from typing import Any
 from fastapi import WebSocket
 from pydantic import TypeAdapter, ValidationError
 
-from .schemas import MAX_MESSAGE_BYTES, ClientMessage, ServerError
+from .schemas import MAX_MESSAGE_BYTES, AnyClientMessage, ClientMessage, ServerError
 
 MAX_DEPTH = 4
 """Nesting allowed in a client message (the protocol needs 1)."""
@@ -57,7 +57,7 @@ def send_stall_s() -> float:
     return value if 0 < value < 3600 else SEND_STALL_S
 
 
-_CLIENT_MESSAGE: TypeAdapter[Any] = TypeAdapter(ClientMessage)
+_CLIENT_MESSAGE: TypeAdapter[AnyClientMessage] = TypeAdapter(ClientMessage)
 MESSAGE_TYPES = frozenset({"hello", "move", "hint", "ping", "chat", "mute", "chat_history"})
 """The ``type`` of every client message (the discriminator of ``ClientMessage``)."""
 
@@ -101,7 +101,7 @@ def _no_constants(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-def parse_client_message(raw: str) -> Any:
+def parse_client_message(raw: str) -> AnyClientMessage | str:
     """A validated client message, or an error message (str) to send back.
 
     Raises :class:`FatalMessage` for a message over the depth limit.
