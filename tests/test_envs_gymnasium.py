@@ -42,7 +42,7 @@ def test_registered_and_plays_to_the_end() -> None:
             break
     assert terminated
     state = env.unwrapped.hand
-    assert state.is_over and total == state.returns()[info["seat"]]
+    assert state.is_over and total == env.unwrapped.reward.of_state(state)[info["seat"]]
 
 
 def test_same_seed_same_hand() -> None:

@@ -11,9 +11,13 @@ registered as ``gymnasium.make("SvoiKozyri-v0", ...)`` once this module is impor
 * Actions, observation and mask are those of the PettingZoo environment: the
   engine's 41 step-level actions and ``{"observation", "action_mask"}``.  The bots
   move between the learner's steps, each seeing only its own observation.
-* Reward: the learner's return when the hand ends (-1 durak, 0 otherwise,
-  Besicovitch +1 for a win), 0 before.  An illegal action ends the episode with
-  ``illegal_reward`` (default -1) and ``info["illegal"] = True``.
+* Reward: the learner's reward when the hand ends, 0 before: ``reward="durak"``
+  (-1 for the durak, 0 otherwise; Besicovitch +1 for a win) or ``"placement"``
+  (+1 first out .. -1 the durak), and ``draw`` for a drawn hand, by default -1 so
+  that steering into draws never pays (:mod:`.rewards` says why).  An illegal
+  action ends the episode with ``illegal_reward`` (default -1) and
+  ``info["illegal"] = True``.  The episode cap is the rules option
+  ``max_actions_per_hand`` (a hand reaching it is drawn).
 * Seeding: ``reset(seed=s)`` fixes the deal stream and the bots' random streams.
 """
 
@@ -31,6 +35,7 @@ from ..bots import Agent, make_agent
 from ..core import NUM_ACTIONS, IllegalMoveError, State, observe, parse_seat
 from .encoding import OBS_SIZE, action_mask, encode_state
 from .pettingzoo import HandDealer, make_rules
+from .rewards import RewardSpec, reward_spec
 
 ENV_ID = "SvoiKozyri-v0"
 ObsDict = dict[str, npt.NDArray[Any]]
@@ -55,9 +60,12 @@ class SvoiKozyriEnv(gymnasium.Env[Any, Any]):
         seat: int | str = 0,
         illegal_reward: float = -1.0,
         render_mode: str | None = None,
+        reward: str | RewardSpec = "durak",
+        draw: float | None = None,
         **rules: Any,
     ) -> None:
         self.rules = make_rules(num_players, rules)
+        self.reward = reward_spec(reward, draw)
         n = self.rules.num_players
         specs = split_bot_specs(opponents) if isinstance(opponents, str) else list(opponents)
         if not specs:
@@ -151,7 +159,7 @@ class SvoiKozyriEnv(gymnasium.Env[Any, Any]):
             info.update(illegal=True, why=str(e))
             return self._obs(), self.illegal_reward, True, False, info
         self._play_bots()
-        reward = state.returns()[self.seat] if state.is_over else 0.0
+        reward = self.reward.of_state(state)[self.seat] if state.is_over else 0.0
         return self._obs(), reward, state.is_over, False, self._info()
 
     def action_masks(self) -> npt.NDArray[np.bool_]:

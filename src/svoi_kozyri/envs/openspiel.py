@@ -14,9 +14,13 @@ after ``import svoi_kozyri.envs.openspiel``.
 * ``resample_from_infostate`` samples a deal uniformly among those consistent with the
   player's information (the hidden cards of today spread over the hidden places, then
   the public history run backwards to the deal), so OpenSpiel's Python IS-MCTS runs.
-* **Returns**: with ``utility="durak"`` (default) the engine's: -1 for the durak, 0 for
-  the others (general sum); ``utility="zero_sum"``: the durak -1, each other player
-  ``+1/(n-1)``, a draw 0.  The Besicovitch game is zero-sum either way (+-1).
+* **Returns**: with ``utility="durak"`` (default) -1 for the durak, 0 for the others
+  (general sum); ``utility="placement"``: +1 the first out .. -1 the durak (general
+  sum); for both a drawn hand is worth ``draw`` to everybody, by default -1, so that
+  no policy gains by steering into draws (:mod:`.rewards`).  ``utility="zero_sum"``:
+  the durak -1, each other player ``+1/(n-1)``, a draw 0 (a zero-sum game has no
+  other draw value: ``draw`` is not read).  The Besicovitch game is +-1 for a result either way, and
+  zero-sum unless a draw is worth something else than 0.
 * **Small decks** (for exact algorithms such as CFR): ``ranks=k`` keeps only the ``k``
   highest ranks of each suit (e.g. ``ranks=2``: the aces and kings, 8 cards); the
   hand starts as an engine *position* holding only those cards (SPEC E), so no
@@ -53,6 +57,7 @@ from ..core import (
 )
 from ..core.cards import RANK_MASK, cards_of
 from .encoding import OBS_SIZE, encode_state
+from .rewards import DRAW_DEFAULT, RewardKind, RewardSpec
 
 GAME_NAME = "python_svoi_kozyri"
 
@@ -76,6 +81,7 @@ _PARAMS: dict[str, Any] = {
     "deck_size": 32,
     "ranks": 0,
     "utility": "durak",
+    "draw": DRAW_DEFAULT,
 }
 
 
@@ -112,7 +118,7 @@ class _Config:
         if unknown:
             raise RulesError(f"unknown parameter(s): {', '.join(unknown)}")
         besic = p["variant"] == "besicovitch"
-        opts = {k: v for k, v in p.items() if k not in ("ranks", "utility")}
+        opts = {k: v for k, v in p.items() if k not in ("ranks", "utility", "draw")}
         if not besic:
             opts.pop("deck_size")
         else:
@@ -124,8 +130,14 @@ class _Config:
         opts["repetition_limit"] = p["repetition_limit"] or None
         if not p["max_actions_per_hand"]:
             raise RulesError("OpenSpiel needs the action cap: max_actions_per_hand >= 1")
-        if p["utility"] not in ("durak", "zero_sum"):
-            raise RulesError("utility must be 'durak' or 'zero_sum'")
+        if p["utility"] not in ("durak", "placement", "zero_sum"):
+            raise RulesError("utility must be 'durak', 'placement' or 'zero_sum'")
+        draw = 0.0 if p["utility"] == "zero_sum" else float(p["draw"])
+        kind: RewardKind = "placement" if p["utility"] == "placement" else "durak"
+        try:
+            self.reward = RewardSpec(kind, draw)
+        except ValueError as e:
+            raise RulesError(str(e)) from None
         self.rules = Rules.from_dict(opts)
         self.game = Game(self.rules)
         self.n = self.game.n
@@ -145,7 +157,7 @@ class _Config:
         self.small = bool(ranks) and deck != self.game.deck
         self.deck: list[int] = cards_of(deck)
         self.deck_mask = deck
-        self.zero_sum = p["utility"] == "zero_sum" or besic
+        self.zero_sum = p["utility"] == "zero_sum" or (besic and draw == 0.0)
         self.besicovitch = besic
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _Config:
@@ -176,7 +188,7 @@ class SvoiKozyriGame(pyspiel.Game):  # type: ignore[misc]
         elif cfg.zero_sum:
             lo, hi = -1.0, 1.0 / (n - 1)
         else:
-            lo, hi = -1.0, 0.0
+            lo, hi = cfg.reward.low, cfg.reward.high
         info = pyspiel.GameInfo(
             num_distinct_actions=NUM_ACTIONS,
             max_chance_outcomes=NUM_CARDS,
@@ -277,11 +289,12 @@ class SvoiKozyriState(pyspiel.State):  # type: ignore[misc]
         h = self.hand
         if h is None or not h.is_over:
             return [0.0] * n
-        r = list(h.returns())
         res = h.result
-        if self.cfg.zero_sum and not self.cfg.besicovitch and res and res.loser is not None:
-            r = [-1.0 if i == res.loser else 1.0 / (n - 1) for i in range(n)]
-        return r
+        if self.cfg.zero_sum and not self.cfg.besicovitch:
+            if res is None or res.loser is None:
+                return [0.0] * n
+            return [-1.0 if i == res.loser else 1.0 / (n - 1) for i in range(n)]
+        return list(self.cfg.reward.of_state(h))
 
     def __str__(self) -> str:
         if self.hand is None:

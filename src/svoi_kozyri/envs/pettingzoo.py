@@ -12,8 +12,11 @@
   the tensor is :mod:`svoi_kozyri.envs.encoding`'s, relative to the observing
   player, and holds only what that player may know.  The mask is all zero for an
   agent that is not to act.
-* Rewards come at the end of the hand: the engine's ``State.returns()`` (-1 for the
-  durak, 0 for the others and for draws; Besicovitch +1 for the winner).
+* Rewards come at the end of the hand, by ``reward=`` (:mod:`.rewards`): ``"durak"``
+  (-1 for the durak, 0 for the others; Besicovitch +1 for the winner) or
+  ``"placement"`` (+1 the first out .. -1 the durak), and ``draw=`` for a drawn hand,
+  by default -1, so that no policy gains by steering into draws.  The hand's action
+  cap is the rules option ``max_actions_per_hand`` (a hand reaching it is drawn).
 * An illegal action ends the hand at once: the offender gets ``illegal_reward``
   (default -1), the others 0, and ``infos[agent]["illegal"]`` says so.  (That is
   PettingZoo's ``TerminateIllegalWrapper`` behaviour, done here because the engine
@@ -59,6 +62,7 @@ from ..core import (
 from ._fasthand import ILLEGAL, LEGAL_BITS, NEED_POOL, SEAT_SHIFT, FastHand
 from ._fasthand import OVER as HAND_OVER
 from .encoding import OBS_SIZE, HandEncoder, hand_encoder
+from .rewards import RewardSpec, reward_spec
 from .vector import unsupported
 
 ENV_NAME = "svoi_kozyri_v0"
@@ -137,6 +141,8 @@ class raw_env(AECEnv):  # type: ignore[misc]
         render_mode: str | None = None,
         illegal_reward: float = -1.0,
         compiled_hand: bool = True,
+        reward: str | RewardSpec = "durak",
+        draw: float | None = None,
         **rules: Any,
     ) -> None:
         """``compiled_hand=False`` steps the engine state even where the compiled hand
@@ -147,6 +153,8 @@ class raw_env(AECEnv):  # type: ignore[misc]
             raise ValueError("render_mode must be None, 'human' or 'ansi'")
         self.render_mode = render_mode
         self.illegal_reward = float(illegal_reward)
+        self.reward = reward_spec(reward, draw)
+        """What a finished hand is worth (:mod:`.rewards`)."""
         self.dealer = HandDealer(self.rules)
         n = self.rules.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
@@ -331,7 +339,10 @@ class raw_env(AECEnv):  # type: ignore[misc]
             if r == HAND_OVER:
                 self._obs_agent = self._last_agent = None
                 self._behind.append(a)
-                self._hand_over(agent, fast.returns())
+                if self.reward.kind == "durak":
+                    self._hand_over(agent, self.reward.by_loser(fast.n, fast.loser))
+                else:  # the order of going out: the engine state knows it
+                    self._hand_over(agent, self.reward.of_state(self.hand))
                 return
         self._behind.append(a)
         # (the agent's cumulative reward stays 0.0 until the hand ends)
@@ -376,7 +387,7 @@ class raw_env(AECEnv):  # type: ignore[misc]
             self._illegal(agent, str(e))
             return
         if state.phase == OVER:
-            self._hand_over(agent, state.returns())
+            self._hand_over(agent, self.reward.of_state(state))
             return
         infos = self.infos
         infos[agent] = {}

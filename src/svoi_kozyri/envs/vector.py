@@ -41,6 +41,7 @@ from ..core.cards import cards_of
 from . import _kernels as K
 from ._kernels import _OVER, REASONS
 from .encoding import OBS_SIZE, SCALAR_OFFSET, seat_view
+from .rewards import RewardSpec
 
 __all__ = ["REASONS", "VectorGame", "kernel_flags", "unsupported"]
 
@@ -322,6 +323,20 @@ class VectorGame:
         r = np.zeros((self.batch_size, self.n), dtype=np.float32)
         lost = np.flatnonzero((self.phase == _OVER) & (self.loser >= 0))
         r[lost, self.loser[lost]] = -1.0
+        return r
+
+    def rewards(self, spec: RewardSpec | str = "durak") -> npt.NDArray[np.float32]:
+        """(B, n) float32: the reward option ``spec`` (:mod:`.rewards`) for every
+        finished hand, 0 for the others: -1 for the durak, 0 for the others, and the
+        draw value (by default -1) for every seat of a drawn hand.  The batch keeps
+        no order of going out, so ``placement`` is refused (the engine-state
+        environments pay it)."""
+        spec = RewardSpec.parse(spec)
+        if spec.kind != "durak":
+            raise ValueError("the batch simulator pays the durak reward only")
+        r = self.returns()
+        drawn = np.flatnonzero((self.phase == _OVER) & (self.loser < 0))
+        r[drawn, :] = spec.draw
         return r
 
     def pile_row(self, b: int) -> list[int]:
