@@ -13,7 +13,7 @@ SCENARIOS ?= $(if $(wildcard ../shared/scenarios),../shared/scenarios,tests/data
 
 NODE_STAMP := node_modules/.installed-stamp
 
-.PHONY: run test lint typecheck unit scenarios bench clean jslint jstest jstypes screenshots
+.PHONY: run test lint typecheck unit scenarios bench clean jslint jstest jstypes screenshots icons
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -61,6 +61,11 @@ jstypes: $(NODE_STAMP)
 
 jstest: $(BUILD)
 	$(BIN)/node --test 'tests/js/*.test.js'
+
+# The web app's icons (static/icons/*.png, committed; the manifest names them),
+# drawn with Pillow by bench/app_icons.py.
+icons: $(BUILD)
+	$(BIN)/python bench/app_icons.py
 
 # Screenshots of the web game for docs/web.md (needs Debian's chromium).
 screenshots: $(BUILD)

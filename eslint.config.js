@@ -11,6 +11,11 @@ export default [
     rules: { "no-unused-vars": ["error", { argsIgnorePattern: "^_" }], eqeqeq: ["error", "always"] },
   },
   {
+    // the service worker is a classic script with the worker's globals (self, caches, clients)
+    files: ["src/svoi_kozyri/web/static/sw.js"],
+    languageOptions: { ecmaVersion: 2022, sourceType: "script", globals: globals.serviceworker },
+  },
+  {
     files: ["tests/js/**/*.js", "eslint.config.js"],
     languageOptions: { ecmaVersion: 2022, sourceType: "module", globals: globals.node },
   },

@@ -5,6 +5,8 @@ has its rank and suit as large indices in two opposite corners, with nothing
 drawn over them; number cards carry their pips, the ace one large pip, and the
 jack, queen and king a double-ended court portrait (headgear, face, robe in the
 suit's colour, the suit held in the hand), mirrored like a real court card.
+A deck (:data:`DECKS`) chooses the suits' inks (the classic one, four colours)
+or large corner indices for phones.
 The web server serves these as ``/cards/<CARD>.svg``; :func:`position` draws a
 whole table for documents, notebooks and tests.
 
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import math
 import xml.etree.ElementTree as ET
+from dataclasses import dataclass
 from functools import lru_cache
 
 from .core import (
@@ -36,7 +39,19 @@ from .core import (
 )
 from .core.cards import rank_of, suit_of
 
-__all__ = ["CARD_HEIGHT", "CARD_WIDTH", "INDEX_LETTERS", "SvgImage", "back", "card", "position"]
+__all__ = [
+    "CARD_HEIGHT",
+    "CARD_WIDTH",
+    "COURT_PAPER",
+    "DECKS",
+    "INDEX_LETTERS",
+    "PAPER",
+    "Deck",
+    "SvgImage",
+    "back",
+    "card",
+    "position",
+]
 
 CARD_WIDTH = 120
 """Width of a card in SVG user units (the aspect ratio is 5:7, a poker card)."""
@@ -44,9 +59,36 @@ CARD_HEIGHT = 168
 
 RED = "#c8102e"
 BLACK = "#1d2330"
-_INK = (BLACK, RED, RED, BLACK)  # by suit index, SUITS = "SHDC"
+BLUE = "#1565c0"
+GREEN = "#17692f"
 _GOLD = "#e0a526"
-_PAPER = "#fffdf8"
+PAPER = "#fffdf8"
+"""The card face's colour, on which every suit's ink must read (tests/test_pwa.py
+checks the WCAG contrast of every deck's inks against it)."""
+COURT_PAPER = "#f7f0df"
+"""The background of a court card's portrait frame."""
+
+
+@dataclass(frozen=True)
+class Deck:
+    """How a deck draws its faces: the ink of each suit (by suit index, SUITS =
+    "SHDC") and whether its corner indices are the large ones (for phones: rank and
+    suit half again as big, one suit in the free corners instead of pips and
+    portraits)."""
+
+    name: str
+    inks: tuple[str, str, str, str]
+    large_index: bool = False
+
+
+#: The decks the web game offers (``/cards/<CARD>.svg?deck=``): the classic one,
+#: a four-colour one (blue diamonds, green clubs, as in bridge's four-colour
+#: decks) and the large-index one for phones.
+DECKS: dict[str, Deck] = {
+    "classic": Deck("classic", (BLACK, RED, RED, BLACK)),
+    "four": Deck("four", (BLACK, RED, BLUE, GREEN)),
+    "large": Deck("large", (BLACK, RED, RED, BLACK), large_index=True),
+}
 
 # Suit shapes in a 100x100 box, drawn as paths so they look the same whatever
 # fonts the viewer has.
@@ -158,6 +200,25 @@ def _index(g: ET.Element, rank: str, suit: str) -> None:
     _suit(g, suit, 17, 49, 20)
 
 
+def _large_index(g: ET.Element, rank: str, suit: str) -> None:
+    """The large-index deck's corner: rank and suit half again as big as
+    :func:`_index`'s, for a phone's small cards."""
+    ET.SubElement(
+        g,
+        "text",
+        {
+            "x": "25" if rank != "10" else "27",
+            "y": "46",
+            "font-size": "46" if rank != "10" else "38",
+            "text-anchor": "middle",
+            "font-family": "'DejaVu Sans', Verdana, Arial, sans-serif",
+            "font-weight": "bold",
+            "letter-spacing": "-3" if rank == "10" else "0",
+        },
+    ).text = rank
+    _suit(g, suit, 25, 70, 30)
+
+
 def _court(g: ET.Element, rank: str, suit: str, ink: str) -> None:
     """A double-ended court portrait inside a frame; the corner indices stay clear."""
     robe, trim = _ROBES[rank]
@@ -170,7 +231,7 @@ def _court(g: ET.Element, rank: str, suit: str, ink: str) -> None:
             "width": "68",
             "height": "124",
             "rx": "4",
-            "fill": "#f7f0df",
+            "fill": COURT_PAPER,
             "stroke": ink,
             "stroke-width": "1.5",
         },
@@ -342,12 +403,14 @@ INDEX_LETTERS: dict[str, dict[str, str]] = {
 }
 
 
-def _face(c: Card, *, trump: bool = False, letters: str = "en") -> ET.Element:
+def _face(
+    c: Card, *, trump: bool = False, letters: str = "en", deck: Deck = DECKS["classic"]
+) -> ET.Element:
     """The face of a card as an SVG group in a 120x168 box."""
     rank = RANKS[rank_of(c)]
     shown = INDEX_LETTERS.get(letters, {}).get(rank, rank)
     suit = SUITS[suit_of(c)]
-    ink = _INK[suit_of(c)]
+    ink = deck.inks[suit_of(c)]
     g = ET.Element("g", {"data-card": rank + suit})
     ET.SubElement(
         g,
@@ -358,12 +421,15 @@ def _face(c: Card, *, trump: bool = False, letters: str = "en") -> ET.Element:
             "width": f"{CARD_WIDTH - 2}",
             "height": f"{CARD_HEIGHT - 2}",
             "rx": "9",
-            "fill": _PAPER,
+            "fill": PAPER,
             "stroke": _GOLD if trump else "#8a8f99",
             "stroke-width": "5" if trump else "1.5",
         },
     )
     body = ET.SubElement(g, "g", {"fill": ink})
+    if deck.large_index:
+        _large_corners(body, shown, suit)
+        return g
     pips = _PIPS.get(rank)
     if rank == "A":
         _suit(body, suit, 60, 84, 52)
@@ -385,27 +451,50 @@ def _face(c: Card, *, trump: bool = False, letters: str = "en") -> ET.Element:
     return g
 
 
+def _large_corners(body: ET.Element, shown: str, suit: str) -> None:
+    """The large-index face: the big index in two opposite corners and one suit in
+    each of the other two (no pips or portrait, which the big indices would cover)."""
+    for flip in (False, True):
+        corner = ET.SubElement(
+            body,
+            "g",
+            {"transform": f"rotate(180 {CARD_WIDTH / 2} {CARD_HEIGHT / 2})"} if flip else {},
+        )
+        _large_index(corner, shown, suit)
+        _suit(corner, suit, 86, 40, 34)
+
+
 def _label(c: Card) -> str:
     return RANKS[rank_of(c)] + SUIT_SYMBOLS[suit_of(c)]
 
 
-@lru_cache(maxsize=128)
-def _card_cached(c: Card, size: float | None, trump: bool, letters: str) -> SvgImage:
+@lru_cache(maxsize=512)
+def _card_cached(
+    c: Card, size: float | None, trump: bool, letters: str, deck: str = "classic"
+) -> SvgImage:
     root = _svg_root(CARD_WIDTH, CARD_HEIGHT, size, _label(c))
-    root.append(_face(c, trump=trump, letters=letters))
+    root.append(_face(c, trump=trump, letters=letters, deck=DECKS[deck]))
     return SvgImage(ET.tostring(root, encoding="unicode"))
 
 
 def card(
-    c: Card | str, *, size: float | None = None, trump: bool = False, letters: str = "en"
+    c: Card | str,
+    *,
+    size: float | None = None,
+    trump: bool = False,
+    letters: str = "en",
+    deck: str = "classic",
 ) -> SvgImage:
     """The SVG document of card ``c`` (``"QS"`` or a :data:`Card`), ``size`` pixels wide
     (default 120); ``trump`` draws the golden edge the interface gives own trumps;
     ``letters`` chooses the corner letters of the courts and the ace
-    (:data:`INDEX_LETTERS`: ``"en"`` J Q K A, ``"ru"`` В Д К Т)."""
+    (:data:`INDEX_LETTERS`: ``"en"`` J Q K A, ``"ru"`` В Д К Т); ``deck`` the deck
+    (:data:`DECKS`: ``"classic"``, ``"four"`` colours, ``"large"`` indices)."""
     if letters not in INDEX_LETTERS:
         raise ValueError(f"no index letters for {letters!r} (have {', '.join(INDEX_LETTERS)})")
-    return _card_cached(_to_card(c), size, trump, letters)
+    if deck not in DECKS:
+        raise ValueError(f"no deck {deck!r} (have {', '.join(DECKS)})")
+    return _card_cached(_to_card(c), size, trump, letters, deck)
 
 
 def _back_group() -> ET.Element:
@@ -419,7 +508,7 @@ def _back_group() -> ET.Element:
             "width": f"{CARD_WIDTH - 2}",
             "height": f"{CARD_HEIGHT - 2}",
             "rx": "9",
-            "fill": _PAPER,
+            "fill": PAPER,
             "stroke": "#8a8f99",
             "stroke-width": "1.5",
         },

@@ -50,11 +50,13 @@ under 2 KB); an endpoint that takes more has its own limit (``body_limits``)."""
 
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "manifest-src 'self'; worker-src 'self'; "
     "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; "
     "form-action 'self'; frame-ancestors 'none'"
 )
 """The page policy: scripts, styles and sockets from this server only, no inline
-code, never inside a frame.  ``connect-src 'self'`` covers ws: and wss: to the
+code, never inside a frame; the web app manifest and the service worker
+(``/sw.js``) from this server too.  ``connect-src 'self'`` covers ws: and wss: to the
 same host in current browsers; :func:`csp_for` adds the configured public
 origins' socket addresses (never the request's ``Host`` header, which the
 client chooses)."""

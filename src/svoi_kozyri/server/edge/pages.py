@@ -5,7 +5,8 @@ Why one template: the five documents differ only in their stylesheet, the module
 that builds them and the placeholder shown until it has (the text comes from the
 message catalogues, in the browser); five copies of the same head had to be kept
 in step by hand.  Every document links ``header.css``, the style of the site's one
-header (``static/header.js``), before its own stylesheet.
+header (``static/header.js``), before its own stylesheet, and the web app manifest
+(``/manifest.webmanifest``, server/web/routes_site.py) that makes the site installable.
 """
 
 from __future__ import annotations
@@ -23,6 +24,9 @@ _TEMPLATE: Final = """<!doctype html>
   <link rel="stylesheet" href="/static/header.css">
   <link rel="stylesheet" href="/static/{css}">
   <link rel="icon" href="/cards/AS.svg" type="image/svg+xml">
+  <link rel="manifest" href="/manifest.webmanifest">
+  <meta name="theme-color" content="#0d3a21">
+  <link rel="apple-touch-icon" href="/static/icons/icon-192.png">
 </head>
 <body>
   {body}

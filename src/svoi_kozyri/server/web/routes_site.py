@@ -1,9 +1,17 @@
 """The site's own routes: the app page, the rules redirect, liveness, card
-images, the bots and the rules options a table may set."""
+images, the bots and the rules options a table may set; and what makes the site an
+installable app: the web app manifest and the service worker, served from the
+root so that its scope is the whole site (docs/web.md, "Install, themes,
+notifications")."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
+from functools import cache
+from importlib import resources
+from pathlib import Path
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Header
@@ -17,7 +25,61 @@ from ..features.cards_svg import back_svg, card_svg
 from ..wire.errors import ApiError
 from .hub import Hub
 
-__all__ = ["site_router"]
+__all__ = ["manifest", "site_router", "static_version"]
+
+_STATIC = Path(str(resources.files("svoi_kozyri") / "web" / "static"))
+THEME_COLOUR = "#0d3a21"
+"""The header's and the browser's bar colour (the felt's edge, static/style.css)."""
+
+
+def manifest() -> dict[str, Any]:
+    """The web app manifest: what a browser needs to offer the site as an app."""
+    icons = [
+        {"src": f"/static/icons/{kind}-{size}.png", "sizes": f"{size}x{size}", "type": "image/png"}
+        | {"purpose": "maskable" if kind == "maskable" else "any"}
+        for kind in ("icon", "maskable")
+        for size in (192, 512)
+    ]
+    return {
+        "id": "/",
+        "name": "Svoi Kozyri",
+        "short_name": "Svoi Kozyri",
+        "description": "The Russian card game Svoi Kozyri: play friends and bots.",
+        "lang": "en",
+        "start_url": "/",
+        "scope": "/",
+        "display": "standalone",
+        "background_color": THEME_COLOUR,
+        "theme_color": THEME_COLOUR,
+        "categories": ["games"],
+        "icons": icons,
+    }
+
+
+def static_version(directory: Path | None = None) -> str:
+    """A hash of every file under the static directory (names and contents): the
+    service worker's cache version, so a deploy that changes any static file
+    installs a new worker, which drops the old cache.  The site's own directory's
+    is computed once per process."""
+    if directory is None:
+        return _site_version()
+    digest = hashlib.sha256()
+    for path in sorted(p for p in directory.rglob("*") if p.is_file()):
+        digest.update(path.relative_to(directory).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+@cache
+def _site_version() -> str:
+    return static_version(_STATIC)
+
+
+@cache
+def _service_worker() -> str:
+    """``static/sw.js`` with its cache version written in."""
+    source = (_STATIC / "sw.js").read_text(encoding="utf-8")
+    return source.replace("__SK_VERSION__", _site_version())
 
 
 def site_router(hub: Hub) -> APIRouter:
@@ -48,13 +110,32 @@ def site_router(hub: Hub) -> APIRouter:
             "pid": os.getpid(),
         }
 
+    @r.get("/manifest.webmanifest", include_in_schema=False)
+    async def web_manifest() -> Response:
+        """The web app manifest (every page links it)."""
+        return Response(
+            json.dumps(manifest(), ensure_ascii=False),
+            media_type="application/manifest+json",
+            headers={"Cache-Control": "public, max-age=3600"},
+        )
+
+    @r.get("/sw.js", include_in_schema=False)
+    async def service_worker() -> Response:
+        """The service worker, from the root so that it may control every page;
+        never cached by the browser, so a deploy reaches it at the next visit."""
+        return Response(
+            _service_worker(),
+            media_type="text/javascript",
+            headers={"Cache-Control": "no-cache"},
+        )
+
     @r.get("/cards/{name}.svg", include_in_schema=False)
-    async def card_image(name: str, letters: str = "en") -> Response:
+    async def card_image(name: str, letters: str = "en", deck: str = "classic") -> Response:
         if name == "back":
             body = back_svg()
         else:
             try:
-                body = card_svg(parse_card(name), letters)
+                body = card_svg(parse_card(name), letters, deck)
             except CardError as e:
                 raise ApiError("bad_card", str(e), 404) from None
         return Response(

@@ -14,6 +14,7 @@ import { Profile } from "./profile.js";
 import { paceMs } from "./motion.js";
 import { store } from "./store.js";
 import { Table } from "./table.js";
+import { onTheme } from "./theme.js";
 
 function useHash() {
   const [hash, setHash] = useState(location.hash || "#/");
@@ -224,6 +225,9 @@ function ReplayPage({ tableId }) {
 function App() {
   const [, setLang] = useState(language());
   useEffect(() => onLanguage(setLang), []);
+  // a new deck or table colour redraws every card (theme.js)
+  const [, setLook] = useState(0);
+  useEffect(() => onTheme(() => setLook((n) => n + 1)), []);
   const hash = useHash();
   let m;
   let page;

@@ -5,7 +5,9 @@
 // lacked the account and the sound switch and wrapped to three lines on a phone).
 //
 // What it holds: the brand; Lobby, Learn to play, Daily deal and Rules; the
-// language and the sound switch; the account bar (account.js).  On a narrow
+// language and the sound switch; the settings (settings.js: cards, corner
+// letters, table colour, notifications); the account bar (account.js).  It also
+// registers the service worker (pwa.js), since every page renders it.  On a narrow
 // screen the links, language and sound fold into a menu behind one button, so
 // the header stays one line at 360 px in every language (header.css).  A Preact
 // component that only ever writes text; no inline script or style, so the
@@ -13,6 +15,8 @@
 import { AccountBar } from "./account.js";
 import { html, useEffect, useRef, useState } from "./html.js";
 import { LANGUAGE_NAMES, LANGUAGES, language, setLanguage, t } from "./i18n.js";
+import { registerWorker } from "./pwa.js";
+import { Settings } from "./settings.js";
 import { store } from "./store.js";
 
 /** The header's links: id, address and catalogue key.  The ids are stable
@@ -47,6 +51,7 @@ export function Header({ current, atTable = false, inApp = false, onLanguage }) 
   const [sound, setSound] = useState(store.sound());
   const root = useRef(/** @type {HTMLElement | null} */ (null));
   const menuBtn = useRef(/** @type {HTMLButtonElement | null} */ (null));
+  useEffect(() => registerWorker(), []);
   useEffect(() => {
     if (!open) return undefined;
     const onKey = (/** @type {KeyboardEvent} */ ev) => {
@@ -93,6 +98,7 @@ export function Header({ current, atTable = false, inApp = false, onLanguage }) 
           <span class="sk-sound-icon" aria-hidden="true">♪</span>
           <span class="sk-sound-label">${sound ? t("nav.soundOn") : t("nav.soundOff")}</span>
         </button>
+        <${Settings} />
       </div>
     </nav>
     <${AccountBar} />

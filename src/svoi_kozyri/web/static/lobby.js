@@ -5,8 +5,9 @@
 import { api } from "./api.js";
 import { botName } from "./cards.js";
 import { html, useEffect, useState } from "./html.js";
-import { language, t } from "./i18n.js";
+import { t } from "./i18n.js";
 import { store } from "./store.js";
+import { cardSrc } from "./theme.js";
 import { useAccount } from "./account.js";
 import { LiveLobby } from "./lobby_live.js";
 
@@ -216,7 +217,7 @@ export function Lobby() {
 
   return html`<div class="lobby">
     <section class="panel hero">
-      <div class="hero-fan" aria-hidden="true">${["6S", "QH", "AS", "KD", "JC"].map((c) => html`<img src=${`/cards/${c}.svg${language() === "ru" ? "?letters=ru" : ""}`} alt="" />`)}</div>
+      <div class="hero-fan" aria-hidden="true">${["6S", "QH", "AS", "KD", "JC"].map((c) => html`<img src=${cardSrc(c)} alt="" />`)}</div>
       <h1>${t("lobby.welcome")}</h1>
       <p>${t("lobby.intro")}</p>
       <div class="hero-row">

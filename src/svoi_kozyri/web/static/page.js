@@ -10,7 +10,8 @@
 import { cardName } from "./cards.js";
 import { Header } from "./header.js";
 import { html, render } from "./html.js";
-import { initI18n, language, onLanguage, t } from "./i18n.js";
+import { initI18n, onLanguage, t } from "./i18n.js";
+import { cardSrc, onTheme } from "./theme.js";
 
 const SUIT = /** @type {Record<string, string>} */ ({ S: "♠", H: "♥", D: "♦", C: "♣" });
 
@@ -21,13 +22,12 @@ export function suitsText(suits) {
 }
 
 /** A card image with its name ("queen of spades", in the page's language) as
- * the alternative text, for screen readers; Russian packs print В Д К Т in the
- * corners, as at the table.
+ * the alternative text, for screen readers; in the chosen deck and corner
+ * letters (theme.js), as at the table.
  * @param {string} card
  * @param {string} [cls] */
 export function cardImg(card, cls = "card-img") {
-  const src = `/cards/${card}.svg${language() === "ru" ? "?letters=ru" : ""}`;
-  return html`<img class=${cls} src=${src} alt=${cardName(card, t)} width="60" height="84" />`;
+  return html`<img class=${cls} src=${cardSrc(card)} alt=${cardName(card, t)} width="60" height="84" />`;
 }
 
 /** @type {string | undefined} */
@@ -50,7 +50,7 @@ export function draw(body) {
 }
 
 /** Start a page: load the catalogues, then draw with `redraw()` and again on
- * every language change (the page keeps its own state between draws).
+ * every language or theme change (the page keeps its own state between draws).
  * @param {string} link the header link of the page ("nav-learn", ...)
  * @param {() => void} redraw */
 export async function startPage(link, redraw) {
@@ -61,4 +61,5 @@ export async function startPage(link, redraw) {
   document.getElementById("page")?.replaceChildren();
   redraw();
   onLanguage(() => redraw());
+  onTheme(() => redraw());
 }

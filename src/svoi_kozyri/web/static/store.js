@@ -1,6 +1,6 @@
 // The one place where the browser keeps things: the seat tokens (a seat belongs
 // to its secret token, see docs/protocol.md), the player's name, the last table
-// settings and the sound choice.  localStorage can be missing or full (private
+// settings, the sound choice, the theme and notifications.  localStorage can be missing or full (private
 // windows): then nothing is remembered, and nothing breaks.
 
 function get(key) {
@@ -36,4 +36,13 @@ export const store = {
   setSettings: (obj) => put("sk.settings", JSON.stringify(obj)),
   sound: () => get("sk.sound") === "on",
   setSound: (on) => put("sk.sound", on ? "on" : "off"),
+  // the theme (theme.js checks the values) and "notify me on my turn" (pwa.js)
+  deck: () => get("sk.deck"),
+  setDeck: (deck) => put("sk.deck", deck),
+  letters: () => get("sk.letters"),
+  setLetters: (letters) => put("sk.letters", letters),
+  tableColour: () => get("sk.table"),
+  setTableColour: (colour) => put("sk.table", colour),
+  notify: () => get("sk.notify") === "on",
+  setNotify: (on) => put("sk.notify", on ? "on" : "off"),
 };

@@ -27,11 +27,11 @@ import {
   sortHand,
 } from "./cards.js";
 import { fly, sound, sweep } from "./motion.js";
+import { callBackToTurn } from "./pwa.js";
 import { store } from "./store.js";
 import { TableChat } from "./table-chat.js";
-
-// Russian packs print В Д К Т in the corners of the courts and the ace
-const cardSrc = (card) => `/cards/${card}.svg${language() === "ru" ? "?letters=ru" : ""}`;
+// cards in the chosen deck and corner letters (В Д К Т in Russian by default)
+import { cardSrc } from "./theme.js";
 
 function Suits({ suits }) {
   return html`<span class="suits">${[...suits].map(
@@ -511,6 +511,7 @@ function useMotion(view, root, readOnly) {
     if (mine && !wasMine) {
       msgs.push(t("announce.yourTurn"));
       sound("turn");
+      callBackToTurn(); // a hidden tab: its title, its icon, a notification (pwa.js)
     }
     if (msgs.length) setAnnounce(msgs.join(" · "));
   }, [view]);
