@@ -80,7 +80,7 @@ class AlphaBetaSolver:
 
     # -- the search ------------------------------------------------------------
 
-    def _search(
+    def _search(  # noqa: C901 - the frozen benchmark baseline: kept as measured
         self,
         h0: int,
         h1: int,

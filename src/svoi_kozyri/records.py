@@ -39,6 +39,7 @@ import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -354,15 +355,41 @@ def write_record(rec: GameRecord, viewer: int | None = None, *, comments: bool =
     """The text of ``rec``.  With ``viewer`` (a seat, or :data:`SPECTATOR`) only
     what that viewer may know is written: no deck, the start as they saw it.
     ``comments`` adds the cards each pickup took, as ``{takes ...}``."""
-    game = rec.game
-    n = game.n
+    n = rec.game.n
     if viewer is not None and viewer != SPECTATOR and not 0 <= viewer < n:
         raise RecordError(f"viewer {viewer} is not a seat of this {n}-player game")
+    tags = _game_tags(rec)
+    pickups = _pickup_comments(rec) if comments and rec.viewer is None else []
+    tags += _start_tags(rec, viewer)
+    tags.append(("Result", format_result_token(rec.result)))
+    for key, value in rec.tags.items():
+        if key not in _LEADING_TAGS:
+            tags.append((key, value))
+    lines = [f'[{key} "{_quote(value)}"]' for key, value in tags]
+    lines.append("")
+    lines += [_comment(c) for c in rec.comments.get(0, [])]
+    for i, (seat, move) in enumerate(rec.moves):
+        lines.append(_turn_line(rec, i, seat, move, pickups, comments))
+    if rec.pending is not None:
+        who = rec.pending_seat if rec.pending_seat is not None else _pending_seat(rec)
+        lines.append(
+            f"{len(rec.moves) + 1}. {seat_name(who)}: beat {format_card(rec.pending)} lead ?"
+        )
+    lines.append(format_result_token(rec.result))
+    return "\n".join(lines) + "\n"
+
+
+def _game_tags(rec: GameRecord) -> list[tuple[str, str]]:
+    """The tags before the start: the leading ones, then the game and who sat where.
+
+    Why apart: :func:`write_record` writes the tags in a fixed order (the game,
+    then the start, then the result), and this part never depends on the viewer."""
+    game = rec.game
     tags: list[tuple[str, str]] = []
     for key in _LEADING_TAGS:
         if key in rec.tags:
             tags.append((key, rec.tags[key]))
-    tags.append(("Players", str(n)))
+    tags.append(("Players", str(game.n)))
     rules_txt = format_rules(game.rules)
     if rules_txt != "-":
         tags.append(("Rules", rules_txt))
@@ -376,51 +403,57 @@ def write_record(rec: GameRecord, viewer: int | None = None, *, comments: bool =
         )
     if rec.dealer is not None:
         tags.append(("Dealer", seat_name(rec.dealer)))
-    pickups = _pickup_comments(rec) if comments and rec.viewer is None else []
+    return tags
+
+
+def _start_tags(rec: GameRecord, viewer: int | None) -> list[tuple[str, str]]:
+    """The tags of the start as ``viewer`` may see it: ``[Deck]`` or ``[Position]``
+    for everyone, else ``[Viewer]`` and the public ``[Position]`` of that viewer.
+
+    Why apart: it is the one part of a record that hides cards, so it is kept in
+    one place (a record already written for one viewer cannot be re-viewed)."""
+    tags: list[tuple[str, str]] = []
     if viewer is None and rec.viewer is None:
         if rec.deck is not None:
             tags.append(("Deck", format_cards(rec.deck)))
         elif rec.position is not None:
             tags.append(("Position", rec.position))
+        return tags
+    if rec.viewer is not None:
+        if viewer is not None and viewer != rec.viewer:
+            raise RecordError(
+                "this record was already written for another viewer; it cannot be re-viewed"
+            )
+        view, public = rec.viewer, rec.position
     else:
-        if rec.viewer is not None:
-            if viewer is not None and viewer != rec.viewer:
-                raise RecordError(
-                    "this record was already written for another viewer; it cannot be re-viewed"
-                )
-            view, public = rec.viewer, rec.position
-        else:
-            assert viewer is not None
-            view = viewer
-            start = rec.start_state()
-            public = format_observation(observe(start, None if view == SPECTATOR else view))
-        tags.append(("Viewer", "spectator" if view == SPECTATOR else seat_name(view)))
-        if public is not None:
-            tags.append(("Position", public))
-    tags.append(("Result", format_result_token(rec.result)))
-    for key, value in rec.tags.items():
-        if key not in _LEADING_TAGS:
-            tags.append((key, value))
-    lines = [f'[{key} "{_quote(value)}"]' for key, value in tags]
-    lines.append("")
-    lines += [_comment(c) for c in rec.comments.get(0, [])]
-    for i, (seat, move) in enumerate(rec.moves):
-        line = f"{i + 1}. {seat_name(seat)}: {move}"
-        if i + 1 in rec.annotations:
-            line += f" {rec.annotations[i + 1]}"
-        took = pickups[i] if pickups else (rec.takes.get(i + 1, "") if comments else "")
-        if took:
-            line += f" {{takes {took}}}"
-        for c in rec.comments.get(i + 1, []):
-            line += " " + _comment(c)
-        lines.append(line)
-    if rec.pending is not None:
-        who = rec.pending_seat if rec.pending_seat is not None else _pending_seat(rec)
-        lines.append(
-            f"{len(rec.moves) + 1}. {seat_name(who)}: beat {format_card(rec.pending)} lead ?"
-        )
-    lines.append(format_result_token(rec.result))
-    return "\n".join(lines) + "\n"
+        assert viewer is not None
+        view = viewer
+        start = rec.start_state()
+        public = format_observation(observe(start, None if view == SPECTATOR else view))
+    tags.append(("Viewer", "spectator" if view == SPECTATOR else seat_name(view)))
+    if public is not None:
+        tags.append(("Position", public))
+    return tags
+
+
+def _turn_line(
+    rec: GameRecord, i: int, seat: int, move: Move, pickups: list[str], comments: bool
+) -> str:
+    """Turn ``i`` (from 0) of the movetext: ``N. SEAT: MOVE``, its annotation, the
+    cards a pickup took (``{takes ...}``, from ``pickups`` or the record's own) and
+    its comments.
+
+    Why apart: a turn's line has the most optional parts of the record; written
+    here they read in the order they appear on the line."""
+    line = f"{i + 1}. {seat_name(seat)}: {move}"
+    if i + 1 in rec.annotations:
+        line += f" {rec.annotations[i + 1]}"
+    took = pickups[i] if pickups else (rec.takes.get(i + 1, "") if comments else "")
+    if took:
+        line += f" {{takes {took}}}"
+    for c in rec.comments.get(i + 1, []):
+        line += " " + _comment(c)
+    return line
 
 
 def _comment(text: str) -> str:
@@ -625,11 +658,52 @@ def _build(tag_tokens: list[_Token], words: list[_Token], check: bool) -> GameRe
             raise RecordError(f"line {t.line}: tag [{t.text}] is given twice")
         tags[t.text] = t.value
         tag_line[t.text] = t.line
+    bad = partial(_tag_error, tags, tag_line)
 
-    def bad(key: str, msg: str) -> RecordError:
-        return RecordError(f"line {tag_line[key]}: [{key} {tags[key]!r}]: {msg}")
+    game = _game_of_tags(tags, bad, first_line)
+    n = game.n
+    if "Players" in tags and tags["Players"].strip() != str(n):
+        raise bad("Players", f"the game has {n} players")
 
-    # the game
+    rec = GameRecord(game=game)
+    _read_seat_tags(rec, tags, bad)
+    _read_start_tags(rec, tags, bad, first_line)
+    for key, value in tags.items():
+        if key not in STRUCTURAL_TAGS:
+            rec.tags[key] = value
+
+    _parse_movetext(rec, words, n)
+    if "Result" in tags:
+        try:
+            said = _parse_result_words(tags["Result"].split(), n)
+        except ValueError as e:
+            raise bad("Result", str(e)) from None
+        if said != rec.result:
+            raise bad(
+                "Result",
+                f"disagrees with the result token {format_result_token(rec.result)!r}",
+            )
+    if check and not (rec.position is not None and "?" in rec.position):
+        rec.replay()
+    return rec
+
+
+_TagError = Callable[[str, str], RecordError]
+"""``bad(key, msg)``: the error about tag ``key``, naming its line and value."""
+
+
+def _tag_error(tags: dict[str, str], tag_line: dict[str, int], key: str, msg: str) -> RecordError:
+    """The error about tag ``key``; :func:`_build` binds it to the record's tags
+    (a module function, not a closure, so the helpers that read tags share it)."""
+    return RecordError(f"line {tag_line[key]}: [{key} {tags[key]!r}]: {msg}")
+
+
+def _game_of_tags(tags: dict[str, str], bad: _TagError, first_line: int) -> Game:
+    """The game of a record: from its ``[Position]`` (which ``[Owners]`` and
+    ``[Rules]``, when also given, must agree with) or from ``[Owners]`` and ``[Rules]``.
+
+    Why apart: it is the first thing a record's tags must settle (every seat tag
+    is read against the game's player count), with errors of its own."""
     key = "Position" if "Position" in tags else "Owners"
     try:
         if "Position" in tags:
@@ -658,11 +732,16 @@ def _build(tag_tokens: list[_Token], words: list[_Token], check: bool) -> GameRe
             raise bad(k, str(e)) from None
         if same != game:
             raise bad(k, "[Owners] or [Rules] disagrees with the [Position]")
-    n = game.n
-    if "Players" in tags and tags["Players"].strip() != str(n):
-        raise bad("Players", f"the game has {n} players")
+    return game
 
-    rec = GameRecord(game=game)
+
+def _read_seat_tags(rec: GameRecord, tags: dict[str, str], bad: _TagError) -> None:
+    """``[Names]``, ``[Dealer]`` and ``[Viewer]`` into ``rec`` (a record for one
+    viewer must not hold the deck).
+
+    Why apart: the three tags that name seats, each read with :func:`parse_seat`
+    against the game's player count."""
+    n = rec.game.n
     if "Names" in tags:
         for item in filter(None, tags["Names"].split(",")):
             seat_txt, eq, name = item.partition("=")
@@ -689,6 +768,16 @@ def _build(tag_tokens: list[_Token], words: list[_Token], check: bool) -> GameRe
                 raise bad("Viewer", str(e)) from None
         if "Deck" in tags:
             raise bad("Deck", "a record for one viewer must not hold the deck")
+
+
+def _read_start_tags(
+    rec: GameRecord, tags: dict[str, str], bad: _TagError, first_line: int
+) -> None:
+    """The start of the hand into ``rec``: the dealt ``[Deck]`` (with ``[Dealer]``)
+    or the ``[Position]``, exactly one of them.
+
+    Why apart: the two ways a record can start exclude each other, and the deck
+    has two spellings (a card list or the compact form)."""
     if "Deck" in tags:
         if "Position" in tags:
             raise bad("Deck", "give either [Deck] or [Position], not both")
@@ -708,24 +797,6 @@ def _build(tag_tokens: list[_Token], words: list[_Token], check: bool) -> GameRe
         rec.position = tags["Position"]
     else:
         raise RecordError(f"line {first_line}: a record needs [Dealer] and [Deck], or [Position]")
-    for key, value in tags.items():
-        if key not in STRUCTURAL_TAGS:
-            rec.tags[key] = value
-
-    _parse_movetext(rec, words, n)
-    if "Result" in tags:
-        try:
-            said = _parse_result_words(tags["Result"].split(), n)
-        except ValueError as e:
-            raise bad("Result", str(e)) from None
-        if said != rec.result:
-            raise bad(
-                "Result",
-                f"disagrees with the result token {format_result_token(rec.result)!r}",
-            )
-    if check and not (rec.position is not None and "?" in rec.position):
-        rec.replay()
-    return rec
 
 
 def _parse_movetext(rec: GameRecord, words: list[_Token], n: int) -> None:
@@ -734,12 +805,7 @@ def _parse_movetext(rec: GameRecord, words: list[_Token], n: int) -> None:
     while i < len(words):
         tok = words[i]
         if tok.kind == "comment":
-            took = _TAKES_RE.fullmatch(tok.text)
-            last_pickup = bool(rec.moves) and rec.moves[-1][1].is_pickup
-            if took and last_pickup and len(rec.moves) not in rec.takes:
-                rec.takes[len(rec.moves)] = took.group(1)
-            else:
-                rec.comments.setdefault(len(rec.moves), []).append(tok.text)
+            _add_comment(rec, tok.text)
             i += 1
             continue
         if _ANNOTATION_RE.fullmatch(tok.text) and rec.moves:
@@ -747,76 +813,118 @@ def _parse_movetext(rec: GameRecord, words: list[_Token], n: int) -> None:
             i += 1
             continue
         if _is_result_start(words, i):
-            res_words = [w.text for w in words[i:] if w.kind == "word"]
-            for w in words[i:]:
-                if w.kind == "comment":
-                    rec.comments.setdefault(len(rec.moves), []).append(w.text)
-            try:
-                rec.result = _parse_result_words(res_words, n)
-            except ValueError as e:
-                raise RecordError(f"line {tok.line}: {e}") from None
+            _read_result(rec, words[i:], n, tok.line)
             return
         if rec.pending is not None:
             raise RecordError(
                 f"line {tok.line}: 'lead ?' (a turn left mid-way) must be the last turn"
             )
-        line = tok.line
-        if re.fullmatch(r"\d+\.", tok.text):
-            if int(tok.text[:-1]) != turn:
-                raise RecordError(f"line {line}: expected turn number {turn}., found {tok.text}")
-            i += 1
-        if i >= len(words) or not re.fullmatch(r"[A-Za-z]:", words[i].text):
-            found = words[i].text if i < len(words) else "the end"
-            raise RecordError(
-                f"line {line}, turn {turn}: expected the seat, e.g. 'A:', not {found!r}"
-            )
-        try:
-            seat = parse_seat(words[i].text[0], n)
-        except PositionError as e:
-            raise RecordError(f"line {line}, turn {turn}: {e}") from None
-        i += 1
-        move_words: list[str] = []
-        kw = words[i].text.lower() if i < len(words) else ""
-        if kw == "pickup":
-            move_words, i = [words[i].text], i + 1
-        elif kw in ("lead", "beat") and i + 1 < len(words):
-            move_words, i = [words[i].text, words[i + 1].text], i + 2
-            if kw == "beat" and i < len(words) and words[i].text.lower() == "lead":
-                if i + 1 >= len(words):
-                    raise RecordError(f"line {line}, turn {turn}: 'lead' without a card")
-                move_words += [words[i].text, words[i + 1].text]
-                i += 2
-        else:
-            found = words[i].text if i < len(words) else "the end"
-            raise RecordError(
-                f"line {line}, turn {turn}: expected a move (lead X, beat X lead Y, beat X, "
-                f"pickup), not {found!r}"
-            )
-        glyph = _GLUED_ANNOTATION_RE.fullmatch(move_words[-1]) if move_words else None
-        if glyph and move_words[-1] != "?":  # "QS!" -> "QS" annotated "!"
-            move_words[-1] = glyph.group(1)
-        if len(move_words) == 4 and move_words[3] == "?":
-            try:
-                rec.pending = parse_card(move_words[1])
-            except CardError as e:
-                raise RecordError(f"line {line}, turn {turn}: {e}") from None
-            rec.pending_seat = seat
-            rec.lines.append(line)
-            turn += 1
-            continue
-        try:
-            move = Move.parse(" ".join(move_words))
-        except IllegalMoveError as e:
-            raise RecordError(f"line {line}, turn {turn}: {e}") from None
-        rec.moves.append((seat, move))
-        if glyph and move_words[-1] != "?":
-            rec.annotations[len(rec.moves)] = glyph.group(2)
-        rec.lines.append(line)
+        i = _read_turn(rec, words, i, turn, n)
         turn += 1
     raise RecordError(
         f"line {words[-1].line if words else 0}: the turns end without a result token "
         "(loser X, draw REASON or *)"
     )
+
+
+def _add_comment(rec: GameRecord, text: str) -> None:
+    """A comment of the movetext: the first ``{takes ...}`` after a pickup is the
+    cards it took, anything else a comment after the turns so far.
+
+    Why apart: the comment's place (after which turn) is the only state it reads."""
+    took = _TAKES_RE.fullmatch(text)
+    last_pickup = bool(rec.moves) and rec.moves[-1][1].is_pickup
+    if took and last_pickup and len(rec.moves) not in rec.takes:
+        rec.takes[len(rec.moves)] = took.group(1)
+    else:
+        rec.comments.setdefault(len(rec.moves), []).append(text)
+
+
+def _read_result(rec: GameRecord, words: list[_Token], n: int, line: int) -> None:
+    """The result token ``words`` (and the comments among and after it) into ``rec``.
+
+    Why apart: the result ends the movetext; its comments stay with the last turn."""
+    res_words = [w.text for w in words if w.kind == "word"]
+    for w in words:
+        if w.kind == "comment":
+            rec.comments.setdefault(len(rec.moves), []).append(w.text)
+    try:
+        rec.result = _parse_result_words(res_words, n)
+    except ValueError as e:
+        raise RecordError(f"line {line}: {e}") from None
+
+
+def _read_turn(rec: GameRecord, words: list[_Token], i: int, turn: int, n: int) -> int:
+    """Turn number ``turn`` from ``words[i]`` on (``N.``, optional, then ``SEAT:``
+    and the move) into ``rec``; returns the index after it.
+
+    Why apart: one turn is read with its own line and number in every error."""
+    tok = words[i]
+    line = tok.line
+    if re.fullmatch(r"\d+\.", tok.text):
+        if int(tok.text[:-1]) != turn:
+            raise RecordError(f"line {line}: expected turn number {turn}., found {tok.text}")
+        i += 1
+    if i >= len(words) or not re.fullmatch(r"[A-Za-z]:", words[i].text):
+        found = words[i].text if i < len(words) else "the end"
+        raise RecordError(f"line {line}, turn {turn}: expected the seat, e.g. 'A:', not {found!r}")
+    try:
+        seat = parse_seat(words[i].text[0], n)
+    except PositionError as e:
+        raise RecordError(f"line {line}, turn {turn}: {e}") from None
+    move_words, i = _move_words(words, i + 1, line, turn)
+    _add_move(rec, seat, move_words, line, turn)
+    return i
+
+
+def _move_words(words: list[_Token], i: int, line: int, turn: int) -> tuple[list[str], int]:
+    """The words of the move at ``words[i]`` (``pickup``, ``lead X``, ``beat X`` or
+    ``beat X lead Y``) and the index after them.
+
+    Why apart: a move is one to four words, and only its first words say how many."""
+    kw = words[i].text.lower() if i < len(words) else ""
+    if kw == "pickup":
+        return [words[i].text], i + 1
+    if kw in ("lead", "beat") and i + 1 < len(words):
+        move_words, i = [words[i].text, words[i + 1].text], i + 2
+        if kw == "beat" and i < len(words) and words[i].text.lower() == "lead":
+            if i + 1 >= len(words):
+                raise RecordError(f"line {line}, turn {turn}: 'lead' without a card")
+            move_words += [words[i].text, words[i + 1].text]
+            i += 2
+        return move_words, i
+    found = words[i].text if i < len(words) else "the end"
+    raise RecordError(
+        f"line {line}, turn {turn}: expected a move (lead X, beat X lead Y, beat X, "
+        f"pickup), not {found!r}"
+    )
+
+
+def _add_move(rec: GameRecord, seat: int, move_words: list[str], line: int, turn: int) -> None:
+    """The move ``move_words`` of ``seat`` into ``rec``: a glued annotation
+    (``QS!``) split off, and ``beat X lead ?`` kept as the pending half-turn.
+
+    Why apart: what a move's words become (a move, or the turn left mid-way) is
+    decided here, once they are read."""
+    glyph = _GLUED_ANNOTATION_RE.fullmatch(move_words[-1]) if move_words else None
+    if glyph and move_words[-1] != "?":  # "QS!" -> "QS" annotated "!"
+        move_words[-1] = glyph.group(1)
+    if len(move_words) == 4 and move_words[3] == "?":
+        try:
+            rec.pending = parse_card(move_words[1])
+        except CardError as e:
+            raise RecordError(f"line {line}, turn {turn}: {e}") from None
+        rec.pending_seat = seat
+        rec.lines.append(line)
+        return
+    try:
+        move = Move.parse(" ".join(move_words))
+    except IllegalMoveError as e:
+        raise RecordError(f"line {line}, turn {turn}: {e}") from None
+    rec.moves.append((seat, move))
+    if glyph and move_words[-1] != "?":
+        rec.annotations[len(rec.moves)] = glyph.group(2)
+    rec.lines.append(line)
 
 
 # --------------------------------------------------------------------------- visiting

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -143,61 +143,126 @@ def check_expect(state: State, exp: Any) -> list[str]:
     """Differences between ``state`` and an EXPECT block (empty when all hold)."""
     if not isinstance(exp, dict):
         raise ScenarioFormatError("'expect' must be an object")
-    n = state.n
     diffs: list[str] = []
     for key, want in exp.items():
-        if key == "hands":
-            for seat, txt in _seat_map(want, n, "hands").items():
-                got = state.hands[seat]
-                if got != parse_cards(txt):
-                    diffs.append(
-                        f"hand {seat_name(seat)} is {format_cards(got)!r}, expected {txt!r}"
-                    )
-        elif key == "hand_sizes":
-            for seat, size in _seat_map(want, n, "hand_sizes").items():
-                got_n = state.hands[seat].bit_count()
-                if got_n != size:
-                    diffs.append(f"hand size of {seat_name(seat)} is {got_n}, expected {size}")
-        elif key == "pile":
-            got_p = state.pile_cards()
-            if got_p != parse_card_list(want):
-                diffs.append(f"pile is {format_cards(got_p)!r}, expected {want!r}")
-        elif key == "to_act":
-            got_s = None if state.to_act is None else seat_name(state.to_act)
-            if got_s != want:
-                diffs.append(f"to_act is {got_s!r}, expected {want!r}")
-        elif key == "mode":
-            if state.mode != want:
-                diffs.append(f"mode is {state.mode!r}, expected {want!r}")
-        elif key == "beats":
-            got_b = state.beat_options() if state.phase == RESPOND else 0
-            if got_b != parse_cards(want):
-                diffs.append(f"beats are {format_cards(got_b)!r}, expected {want!r}")
-        elif key == "pickup_count":
-            if state.pickup_count() != want:
-                diffs.append(f"pickup_count is {state.pickup_count()}, expected {want}")
-        elif key == "legal_count":
-            got_c = state.count_legal_moves()
-            if got_c != want:
-                diffs.append(f"legal_count is {got_c}, expected {want}")
-        elif key == "out":
-            got_o = [[seat_name(s), k] for s, k in state.outs]
-            if got_o != want:
-                diffs.append(f"out is {got_o}, expected {want}")
-        elif key == "result":
-            got_r = _result_json(state)
-            if got_r != want:
-                diffs.append(f"result is {got_r}, expected {want}")
-        elif key == "perft":
-            if not isinstance(want, dict):
-                raise ScenarioFormatError("'perft' must map depths to counts")
-            for depth, count in sorted(want.items(), key=lambda kv: int(kv[0])):
-                got_n = perft(state, int(depth))
-                if got_n != count:
-                    diffs.append(f"perft({depth}) is {got_n}, expected {count}")
-        else:
+        check = _EXPECT_CHECKS.get(key)
+        if check is None:
             raise ScenarioFormatError(f"unknown expect key {key!r}")
+        diffs += check(state, want)
     return diffs
+
+
+def _expect_hands(state: State, want: Any) -> list[str]:
+    """``hands``: each listed seat holds exactly these cards."""
+    diffs: list[str] = []
+    for seat, txt in _seat_map(want, state.n, "hands").items():
+        got = state.hands[seat]
+        if got != parse_cards(txt):
+            diffs.append(f"hand {seat_name(seat)} is {format_cards(got)!r}, expected {txt!r}")
+    return diffs
+
+
+def _expect_hand_sizes(state: State, want: Any) -> list[str]:
+    """``hand_sizes``: each listed seat holds this many cards."""
+    diffs: list[str] = []
+    for seat, size in _seat_map(want, state.n, "hand_sizes").items():
+        got_n = state.hands[seat].bit_count()
+        if got_n != size:
+            diffs.append(f"hand size of {seat_name(seat)} is {got_n}, expected {size}")
+    return diffs
+
+
+def _expect_pile(state: State, want: Any) -> list[str]:
+    """``pile``: the pile's cards, bottom to top."""
+    got_p = state.pile_cards()
+    if got_p != parse_card_list(want):
+        return [f"pile is {format_cards(got_p)!r}, expected {want!r}"]
+    return []
+
+
+def _expect_to_act(state: State, want: Any) -> list[str]:
+    """``to_act``: the seat letter to act (``null`` once the hand is over)."""
+    got_s = None if state.to_act is None else seat_name(state.to_act)
+    if got_s != want:
+        return [f"to_act is {got_s!r}, expected {want!r}"]
+    return []
+
+
+def _expect_mode(state: State, want: Any) -> list[str]:
+    """``mode``: free, respond, lead or over."""
+    if state.mode != want:
+        return [f"mode is {state.mode!r}, expected {want!r}"]
+    return []
+
+
+def _expect_beats(state: State, want: Any) -> list[str]:
+    """``beats``: the cards that may beat the top card (none outside respond mode)."""
+    got_b = state.beat_options() if state.phase == RESPOND else 0
+    if got_b != parse_cards(want):
+        return [f"beats are {format_cards(got_b)!r}, expected {want!r}"]
+    return []
+
+
+def _expect_pickup_count(state: State, want: Any) -> list[str]:
+    """``pickup_count``: how many cards a pickup would take now."""
+    if state.pickup_count() != want:
+        return [f"pickup_count is {state.pickup_count()}, expected {want}"]
+    return []
+
+
+def _expect_legal_count(state: State, want: Any) -> list[str]:
+    """``legal_count``: the number of legal moves."""
+    got_c = state.count_legal_moves()
+    if got_c != want:
+        return [f"legal_count is {got_c}, expected {want}"]
+    return []
+
+
+def _expect_out(state: State, want: Any) -> list[str]:
+    """``out``: the seats that went out, in order, with how (``[seat, how]``)."""
+    got_o = [[seat_name(s), k] for s, k in state.outs]
+    if got_o != want:
+        return [f"out is {got_o}, expected {want}"]
+    return []
+
+
+def _expect_result(state: State, want: Any) -> list[str]:
+    """``result``: ``{"loser": X}``, ``{"draw": reason}`` or ``null``."""
+    got_r = _result_json(state)
+    if got_r != want:
+        return [f"result is {got_r}, expected {want}"]
+    return []
+
+
+def _expect_perft(state: State, want: Any) -> list[str]:
+    """``perft``: the number of move sequences of each depth, shallowest first."""
+    if not isinstance(want, dict):
+        raise ScenarioFormatError("'perft' must map depths to counts")
+    diffs: list[str] = []
+    for depth, count in sorted(want.items(), key=lambda kv: int(kv[0])):
+        got_n = perft(state, int(depth))
+        if got_n != count:
+            diffs.append(f"perft({depth}) is {got_n}, expected {count}")
+    return diffs
+
+
+_EXPECT_CHECKS: dict[str, Callable[[State, Any], list[str]]] = {
+    "hands": _expect_hands,
+    "hand_sizes": _expect_hand_sizes,
+    "pile": _expect_pile,
+    "to_act": _expect_to_act,
+    "mode": _expect_mode,
+    "beats": _expect_beats,
+    "pickup_count": _expect_pickup_count,
+    "legal_count": _expect_legal_count,
+    "out": _expect_out,
+    "result": _expect_result,
+    "perft": _expect_perft,
+}
+"""The check of each EXPECT key: the differences it finds (empty when it holds).
+
+Why a table: one small function per key keeps each check (and its message) apart,
+and the keys a scenario may use are the table's keys."""
 
 
 def _run_hand(sc: dict[str, Any]) -> None:
@@ -239,6 +304,22 @@ def _run_hand(sc: dict[str, Any]) -> None:
 
 
 def _run_session(sc: dict[str, Any]) -> None:
+    session = _played_session(sc)
+    exp = sc.get("expect") or {}
+    diffs: list[str] = []
+    for key, want in exp.items():
+        got, want = _session_fact(session, key, want)
+        if got != want:
+            diffs.append(f"{key} is {got}, expected {want}")
+    if diffs:
+        raise _Fail("; ".join(diffs))
+
+
+def _played_session(sc: dict[str, Any]) -> Session:
+    """The session of a session scenario with its hands' results recorded.
+
+    Why apart: building the session (players, rules, first dealer, owners) and
+    feeding it the results is the scenario's setup; the expectations come after."""
     n = sc.get("players")
     if n not in (2, 3, 4):
         raise ScenarioFormatError("'players' must be 2, 3 or 4")
@@ -265,34 +346,37 @@ def _run_session(sc: dict[str, Any]) -> None:
             session.record(None, first_seat, str(hand["draw"]))
         else:
             raise ScenarioFormatError(f"session hand {i} needs 'loser' or 'draw'")
-    exp = sc.get("expect") or {}
-    diffs: list[str] = []
-    for key, want in exp.items():
-        if key == "dealers":
-            got: Any = [seat_name(d) for d in session.dealers]
-        elif key == "next_dealer":
-            nd = session.next_dealer
-            got = None if nd is None else seat_name(nd)
-        elif key == "losses":
-            got = {seat_name(i): v for i, v in enumerate(session.losses)}
-            want = {k: want.get(k, 0) for k in got} if isinstance(want, dict) else want
-        elif key == "points":
-            got = {seat_name(i): v for i, v in enumerate(session.points)}
-            want = {k: want.get(k, 0) for k in got} if isinstance(want, dict) else want
-        elif key == "over":
-            got = session.over
-        elif key == "durak":
-            d = session.durak
-            got = None if d is None else seat_name(d)
-        elif key == "winners":
-            got = sorted(seat_name(w) for w in session.winners)
-            want = sorted(str(w) for w in want) if isinstance(want, list) else want
-        else:
-            raise ScenarioFormatError(f"unknown session expect key {key!r}")
-        if got != want:
-            diffs.append(f"{key} is {got}, expected {want}")
-    if diffs:
-        raise _Fail("; ".join(diffs))
+    return session
+
+
+def _session_fact(session: Session, key: str, want: Any) -> tuple[Any, Any]:
+    """The session's value of expect key ``key`` and ``want`` made comparable to
+    it (seat letters; seats left out of ``losses`` and ``points`` count 0).
+
+    Why apart: one branch per key, each a fact of the session in the scenario's
+    terms; :func:`_run_session` only compares."""
+    if key == "dealers":
+        got: Any = [seat_name(d) for d in session.dealers]
+    elif key == "next_dealer":
+        nd = session.next_dealer
+        got = None if nd is None else seat_name(nd)
+    elif key == "losses":
+        got = {seat_name(i): v for i, v in enumerate(session.losses)}
+        want = {k: want.get(k, 0) for k in got} if isinstance(want, dict) else want
+    elif key == "points":
+        got = {seat_name(i): v for i, v in enumerate(session.points)}
+        want = {k: want.get(k, 0) for k in got} if isinstance(want, dict) else want
+    elif key == "over":
+        got = session.over
+    elif key == "durak":
+        d = session.durak
+        got = None if d is None else seat_name(d)
+    elif key == "winners":
+        got = sorted(seat_name(w) for w in session.winners)
+        want = sorted(str(w) for w in want) if isinstance(want, list) else want
+    else:
+        raise ScenarioFormatError(f"unknown session expect key {key!r}")
+    return got, want
 
 
 def run_scenario(sc: Any, index: int = 0) -> Outcome:

@@ -276,7 +276,9 @@ def _tables(game: Game, params: Params) -> _Tables:
 # --------------------------------------------------------------------------- decision
 
 
-def heuristic_decide(v: View, rng: random.Random, params: Params = DEFAULT_PARAMS) -> Move:
+def heuristic_decide(  # noqa: C901 - hot compiled policy of search rollouts, kept inline
+    v: View, rng: random.Random, params: Params = DEFAULT_PARAMS
+) -> Move:
     """The heuristic move for the view's player (see the module docstring)."""
     g = v.game
     p = v.seat

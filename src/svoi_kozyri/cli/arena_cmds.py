@@ -148,7 +148,6 @@ def arena(
     from ..arena import run_arena, run_round_robin
     from ..arena.tournament import ArenaError, round_robin_lineups, total_hands
     from ..bots.catalogue import split_specs, validate_spec
-    from .paths import check_distinct, check_output_dir, check_output_file
 
     console = Console()
     if not console.is_terminal:
@@ -171,24 +170,7 @@ def arena(
         )
     if round_robin is not None and len(set(bot_list)) < 2:
         raise BadInput("--round-robin needs at least two different bots")
-    if json_path is not None:
-        check_output_file(json_path, "--json")
-    if csv_path is not None:
-        check_output_file(csv_path, "--csv")
-    check_distinct({"--json": json_path, "--csv": csv_path})
-    if round_robin is not None:
-        try:
-            import openskill  # noqa: F401
-        except ImportError:
-            raise BadInput(
-                f"--round-robin needs the [bots] extra: {install_hint('bots')}"
-            ) from None
-    if plot is not None:
-        check_output_dir(plot, "--plot")
-        try:
-            import matplotlib  # noqa: F401
-        except ImportError:
-            raise BadInput(f"--plot needs the [plots] extra: {install_hint('plots')}") from None
+    _check_outputs(json_path, csv_path, plot, round_robin is not None)
     from ..arena.backends import make_backend
 
     make_backend(backend, workers=workers, address=address)  # BackendError before any hand
@@ -223,6 +205,45 @@ def arena(
         raise typer.Exit(1) from None
 
     _print_report(console, report)
+    _write_outputs(console, report, json_path, csv_path, plot)
+
+
+def _check_outputs(
+    json_path: Path | None, csv_path: Path | None, plot: Path | None, round_robin: bool
+) -> None:
+    """Refuse, before the first hand, output paths that cannot be written and the
+    options whose extra is not installed (``--round-robin``: openskill; ``--plot``:
+    matplotlib).
+
+    Why apart: a long arena run must not fail at its end, when it writes."""
+    from .paths import check_distinct, check_output_dir, check_output_file
+
+    if json_path is not None:
+        check_output_file(json_path, "--json")
+    if csv_path is not None:
+        check_output_file(csv_path, "--csv")
+    check_distinct({"--json": json_path, "--csv": csv_path})
+    if round_robin:
+        try:
+            import openskill  # noqa: F401
+        except ImportError:
+            raise BadInput(
+                f"--round-robin needs the [bots] extra: {install_hint('bots')}"
+            ) from None
+    if plot is not None:
+        check_output_dir(plot, "--plot")
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            raise BadInput(f"--plot needs the [plots] extra: {install_hint('plots')}") from None
+
+
+def _write_outputs(
+    console: Any, report: Any, json_path: Path | None, csv_path: Path | None, plot: Path | None
+) -> None:
+    """Write the figures asked for: ``--json``, ``--csv`` and the ``--plot`` charts.
+
+    Why apart: the files written after the report, each named on the console."""
     if json_path is not None:
         json_path.write_text(json.dumps(report.to_dict(), indent=2) + "\n", encoding="utf-8")
         console.print(f"wrote {json_path}")

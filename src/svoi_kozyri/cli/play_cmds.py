@@ -85,14 +85,7 @@ def build_rules(
         opts["trumps_per_player_2p"] = trumps_2p
     if table_pile:
         opts["pile_visibility"] = "table"
-    if losses is not None and points is not None:
-        raise RulesError("choose either --losses or --points, not both")
-    if losses is not None:
-        opts["session_mode"] = "losses"
-        opts["loss_limit"] = losses
-    if points is not None:
-        opts["session_mode"] = "points"
-        opts["points_target"] = points
+    opts.update(build_session_options(losses, points))
     for item in extra:
         key, eq, val = item.partition("=")
         if not eq or not key.strip():
@@ -178,7 +171,7 @@ def play(
     ] = None,
 ) -> None:
     """Play Svoi Kozyri at the terminal against bots or friends (hot seat)."""
-    from ..bots.catalogue import HUMAN_NAMES, strongest_bot, validate_spec
+    from ..bots.catalogue import strongest_bot
     from ..tui.play import TableSetup, TerminalGame, make_seats
     from ..tui.prompter import default_prompter
     from ..tui.render import make_console
@@ -206,27 +199,13 @@ def play(
         if rule_options:
             what = "--position" if position is not None else "--resume"
             raise _fail(f"{what} brings its own rules: drop the rules options")
-        if position is not None:
-            start = _start_position(position)
-        else:
-            assert resume is not None
-            previous, start, saved_seats = _resumed(resume)
-            if save is None:
-                save = resume
-        game_rules = (start if start is not None else previous[-1].replay()).rules
-        if players is not None and players != game_rules.num_players:
-            raise _fail(f"--players {players}, but the game has {game_rules.num_players}")
-        players = game_rules.num_players
+        previous, start, saved_seats = _saved_game(position, resume)
+        if resume is not None and save is None:
+            save = resume
+        players = _saved_players(start, previous, players)
     seat_kinds: list[str] | None = None
     if seats is not None or (saved_seats is not None and humans is None and bot is None):
-        raw = split_seats(seats) if seats is not None else list(saved_seats or [])
-        seat_kinds = ["human" if s.lower() in HUMAN_NAMES else s for s in raw]
-        if humans is not None:
-            raise _fail("give either --seats or --humans, not both")
-        if players is not None and players != len(seat_kinds):
-            raise _fail(f"--players {players} but --seats lists {len(seat_kinds)} seats")
-        if not 2 <= len(seat_kinds) <= 4:
-            raise _fail(f"--seats must list 2 to 4 seats, not {len(seat_kinds)}")
+        seat_kinds = _listed_seats(seats, saved_seats, humans, players)
         players = len(seat_kinds)
     if start is not None or previous:
         rules = (start if start is not None else previous[-1].replay()).rules
@@ -261,12 +240,7 @@ def play(
         seat_kinds = ["human"] * k + [bot_spec] * (n - k)
     elif bot is not None:
         raise _fail("--bot fills the seats that are not people: give it without --seats")
-    # Every bot spec is checked now, so a bad one fails before the first card is dealt.
-    for kind in dict.fromkeys(seat_kinds):
-        if kind != "human":
-            validate_spec(kind)
-    if hint_bot is not None:
-        validate_spec(hint_bot)
+    _validate_bots(seat_kinds, hint_bot)
     if save is not None:
         from .paths import check_output_file
 
@@ -291,6 +265,59 @@ def play(
     console = make_console(color=False if no_color else None)
     game = TerminalGame(setup, console, default_prompter())
     raise typer.Exit(game.run())
+
+
+def _saved_game(
+    position: str | None, resume: Path | None
+) -> tuple[list[GameRecord], State | None, list[str] | None]:
+    """The game ``--position`` or ``--resume`` brings: the finished hands, the
+    state to play from (``None``: every hand is finished) and the saved seats.
+
+    Why apart: both options bring their own rules and seats, read here."""
+    if position is not None:
+        return [], _start_position(position), None
+    assert resume is not None
+    return _resumed(resume)
+
+
+def _saved_players(start: State | None, previous: list[GameRecord], players: int | None) -> int:
+    """The player count of a saved game; ``--players`` may only repeat it."""
+    game_rules = (start if start is not None else previous[-1].replay()).rules
+    if players is not None and players != game_rules.num_players:
+        raise _fail(f"--players {players}, but the game has {game_rules.num_players}")
+    return game_rules.num_players
+
+
+def _listed_seats(
+    seats: str | None, saved_seats: list[str] | None, humans: int | None, players: int | None
+) -> list[str]:
+    """Who sits where, from ``--seats`` or the saved game: ``human`` or a bot spec
+    per seat, 2 to 4 of them, agreeing with ``--players``.
+
+    Why apart: the seats' checks, before the rules are built for their count."""
+    from ..bots.catalogue import HUMAN_NAMES
+
+    raw = split_seats(seats) if seats is not None else list(saved_seats or [])
+    seat_kinds = ["human" if s.lower() in HUMAN_NAMES else s for s in raw]
+    if humans is not None:
+        raise _fail("give either --seats or --humans, not both")
+    if players is not None and players != len(seat_kinds):
+        raise _fail(f"--players {players} but --seats lists {len(seat_kinds)} seats")
+    if not 2 <= len(seat_kinds) <= 4:
+        raise _fail(f"--seats must list 2 to 4 seats, not {len(seat_kinds)}")
+    return seat_kinds
+
+
+def _validate_bots(seat_kinds: list[str], hint_bot: str | None) -> None:
+    """Check every bot spec (the seats' and ``--hint-bot``) now, so a bad one fails
+    before the first card is dealt."""
+    from ..bots.catalogue import validate_spec
+
+    for kind in dict.fromkeys(seat_kinds):
+        if kind != "human":
+            validate_spec(kind)
+    if hint_bot is not None:
+        validate_spec(hint_bot)
 
 
 def build_session_options(losses: int | None, points: int | None) -> dict[str, Any]:

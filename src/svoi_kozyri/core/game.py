@@ -182,6 +182,33 @@ def _card_set(value: object, what: str) -> int:
     return value
 
 
+def _position_pile(pile: Any) -> list[Card]:
+    """The pile of :meth:`Game.position`, bottom to top: card ints, not text.
+
+    Typed ``Any`` for the same reason as :meth:`Game._position_hands`."""
+    loose_pile: Any = pile
+    if isinstance(loose_pile, str):
+        raise PositionError(_TEXT_HINT.format(what="the pile"))
+    pile_cards: list[int] = []
+    for c in loose_pile:
+        if type(c) is not int or not 0 <= c < NUM_CARDS:
+            raise PositionError(f"the pile holds cards (ints 0..{NUM_CARDS - 1}), not {c!r}")
+        pile_cards.append(c)
+    return pile_cards
+
+
+def _position_outs(outs: Iterable[Sequence[Any]], n: int) -> list[tuple[int, str]]:
+    """The ``outs`` of :meth:`Game.position`: (seat index or letter, ``lead`` or
+    ``defence``) pairs, the seats as indices."""
+    out_list: list[tuple[int, str]] = []
+    for s, kind in outs:
+        si = parse_seat(s, n) if isinstance(s, str) else s
+        if kind not in ("lead", "defence"):
+            raise PositionError(f"unknown way of going out {kind!r} (lead or defence)")
+        out_list.append((si, kind))
+    return out_list
+
+
 class Game:
     """Immutable configuration of hands: rules, ownership, deck and rule tables.
 
@@ -385,44 +412,11 @@ class Game:
         order = list(deck)
         if not 0 <= dealer < self.n:
             raise PositionError(f"dealer seat {dealer} does not exist")
-        m = 0
-        for c in order:
-            if not (isinstance(c, int) and 0 <= c < NUM_CARDS) or m >> c & 1:
-                raise PositionError("the deck lists a card twice or an invalid card")
-            m |= 1 << c
-        if m != self.deck:
-            missing = format_cards(self.deck & ~m)
-            extra = format_cards(m & ~self.deck)
-            raise PositionError(
-                f"the deck must hold exactly the {self.deck.bit_count()} cards of this game"
-                + (f"; missing {missing}" if missing else "")
-                + (f"; not in this deck {extra}" if extra else "")
-            )
+        self._check_deck(order)
+        if self.rules.is_besicovitch:
+            return self._deal_besicovitch(order, dealer), []
         n = self.n
         hands = [0] * n
-        if self.rules.is_besicovitch:
-            assert self.pairs is not None
-            opp = 1 - dealer
-            t1, t2 = self.owners[dealer], self.owners[opp]
-            s1, s2 = self.pairs[dealer] & ~t1, self.pairs[opp] & ~t2
-            mirror = {
-                t1.bit_length() - 1: t2.bit_length() - 1,
-                s1.bit_length() - 1: s2.bit_length() - 1,
-            }
-            half = 0
-            for c in order[: len(order) // 2]:
-                half |= 1 << c
-            for c in order:
-                s = suit_of(c)
-                if s in mirror:
-                    mc = card(mirror[s], rank_of(c))
-                    if half >> c & 1:
-                        hands[dealer] |= 1 << c
-                        hands[opp] |= 1 << mc
-                    else:
-                        hands[opp] |= 1 << c
-                        hands[dealer] |= 1 << mc
-            return hands, []
         for i, c in enumerate(order):
             hands[(dealer + 1 + i) % n] |= 1 << c
         transfers: list[tuple[Card, int, int]] = []
@@ -438,6 +432,54 @@ class Game:
             hands[frm] &= ~(1 << six)
             hands[to] |= 1 << six
         return hands, transfers
+
+    def _check_deck(self, order: list[Card]) -> None:
+        """A :class:`PositionError` unless ``order`` lists each card of this game's
+        deck exactly once.
+
+        Why apart: the check of the input, before either way of dealing."""
+        m = 0
+        for c in order:
+            if not (isinstance(c, int) and 0 <= c < NUM_CARDS) or m >> c & 1:
+                raise PositionError("the deck lists a card twice or an invalid card")
+            m |= 1 << c
+        if m != self.deck:
+            missing = format_cards(self.deck & ~m)
+            extra = format_cards(m & ~self.deck)
+            raise PositionError(
+                f"the deck must hold exactly the {self.deck.bit_count()} cards of this game"
+                + (f"; missing {missing}" if missing else "")
+                + (f"; not in this deck {extra}" if extra else "")
+            )
+
+    def _deal_besicovitch(self, order: list[Card], dealer: int) -> list[CardSet]:
+        """The Besicovitch deal (SPEC C3.3): the dealer takes the top half of the deck,
+        and each card dealt gives the other player its mirror in their own suits.
+
+        Why apart: it shares nothing with the standard deal but the checked deck."""
+        hands = [0] * self.n
+        assert self.pairs is not None
+        opp = 1 - dealer
+        t1, t2 = self.owners[dealer], self.owners[opp]
+        s1, s2 = self.pairs[dealer] & ~t1, self.pairs[opp] & ~t2
+        mirror = {
+            t1.bit_length() - 1: t2.bit_length() - 1,
+            s1.bit_length() - 1: s2.bit_length() - 1,
+        }
+        half = 0
+        for c in order[: len(order) // 2]:
+            half |= 1 << c
+        for c in order:
+            s = suit_of(c)
+            if s in mirror:
+                mc = card(mirror[s], rank_of(c))
+                if half >> c & 1:
+                    hands[dealer] |= 1 << c
+                    hands[opp] |= 1 << mc
+                else:
+                    hands[opp] |= 1 << c
+                    hands[dealer] |= 1 << mc
+        return hands
 
     def first_player(self, dealer: int) -> int:
         """Who opens a hand dealt by ``dealer`` (SPEC A5, C3.4)."""
@@ -505,36 +547,8 @@ class Game:
         lists) or :func:`svoi_kozyri.notation.parse_position` (the position notation).
         """
         n = self.n
-        hs: list[int] = [0] * n
-        # Values are checked here, typed Any: mypyc would otherwise refuse a wrong
-        # type with a bare TypeError before the helpful PositionError below.
-        loose: Any = hands
-        if isinstance(loose, Mapping):
-            given = set()
-            for key, value in loose.items():
-                seat = parse_seat(key, n)
-                hs[seat] = _card_set(value, f"the hand of {seat_name(seat)}")
-                given.add(seat)
-            if len(given) != n:
-                raise PositionError(f"a position must list the hands of all {n} seats")
-        else:
-            if isinstance(loose, str):
-                raise PositionError(_TEXT_HINT.format(what="hands"))
-            if not isinstance(loose, Iterable):
-                raise PositionError(f"hands are one card set per seat, not {loose!r}")
-            hl: list[Any] = list(loose)
-            if len(hl) != n:
-                raise PositionError(f"a position must list {n} hands, not {len(hl)}")
-            for i, value in enumerate(hl):
-                hs[i] = _card_set(value, f"the hand of {seat_name(i)}")
-        loose_pile: Any = pile
-        if isinstance(loose_pile, str):
-            raise PositionError(_TEXT_HINT.format(what="the pile"))
-        pile_cards: list[int] = []
-        for c in loose_pile:
-            if type(c) is not int or not 0 <= c < NUM_CARDS:
-                raise PositionError(f"the pile holds cards (ints 0..{NUM_CARDS - 1}), not {c!r}")
-            pile_cards.append(c)
+        hs = self._position_hands(hands)
+        pile_cards = _position_pile(pile)
         seat = parse_seat(to_act, n) if isinstance(to_act, str) else to_act
         if isinstance(mode, str):
             if mode not in PHASE_NAMES:
@@ -542,21 +556,8 @@ class Game:
             ph = PHASE_NAMES.index(mode)
         else:
             ph = mode
-        out_list: list[tuple[int, str]] = []
-        for s, kind in outs:
-            si = parse_seat(s, n) if isinstance(s, str) else s
-            if kind not in ("lead", "defence"):
-                raise PositionError(f"unknown way of going out {kind!r} (lead or defence)")
-            out_list.append((si, kind))
-        seen = 0
-        total = 0
-        for h in [*hs, *[1 << c for c in pile_cards], discard]:
-            if h & seen:
-                raise PositionError(f"card(s) {format_cards(h & seen)} appear twice")
-            seen |= h
-            total += h.bit_count()
-        if seen & ~self.deck:
-            raise PositionError(f"card(s) {format_cards(seen & ~self.deck)} are not in this deck")
+        out_list = _position_outs(outs, n)
+        seen = self._position_cards(hs, pile_cards, discard)
         empty = [i for i in range(n) if not hs[i]]
         if sorted(s for s, _ in out_list) != empty or len({s for s, _ in out_list}) != len(
             out_list
@@ -565,24 +566,10 @@ class Game:
                 "'out' must list exactly the seats with empty hands "
                 f"({', '.join(seat_name(i) for i in empty) or 'none'})"
             )
-        active = n - len(empty)
         if type(turns) is not int or turns < 0:
             raise PositionError(f"the turn counter must be an integer >= 0, not {turns!r}")
-        cap = self.rules.max_actions_per_hand
-        if result is None and ph != OVER and cap is not None and turns >= cap:
-            raise PositionError(
-                f"the turn counter {turns} has reached the action cap "
-                f"(max_actions_per_hand={cap}): the hand would be over"
-            )
         if result is None and ph != OVER:
-            if active < 2:
-                raise PositionError("at least two players must hold cards while the hand goes on")
-            if not 0 <= seat < n or not hs[seat]:
-                raise PositionError("the player to act must hold cards")
-            if ph in (RESPOND, LEAD) and not pile_cards:
-                raise PositionError("respond mode needs a card on the pile")
-            if ph == LEAD and not hs[seat]:
-                raise PositionError("the player to lead must hold cards")
+            self._check_in_play(hs, pile_cards, seat, ph, turns, n - len(empty))
         else:
             ph, seat = OVER, -1
         origin = Origin(
@@ -606,3 +593,70 @@ class Game:
         return State._start(
             self, hs, pile_cards, seat, ph, tuple(out_list), discard, turns, result, origin
         )
+
+    def _position_hands(self, hands: Any) -> list[CardSet]:
+        """The hands of :meth:`position`, one card set per seat, from a sequence in
+        seat order or a mapping from seat (index or letter) that names every seat.
+
+        Typed ``Any``: the values are checked here, where mypyc would otherwise
+        refuse a wrong type with a bare TypeError before the helpful PositionError."""
+        n = self.n
+        hs: list[int] = [0] * n
+        loose: Any = hands
+        if isinstance(loose, Mapping):
+            given = set()
+            for key, value in loose.items():
+                seat = parse_seat(key, n)
+                hs[seat] = _card_set(value, f"the hand of {seat_name(seat)}")
+                given.add(seat)
+            if len(given) != n:
+                raise PositionError(f"a position must list the hands of all {n} seats")
+            return hs
+        if isinstance(loose, str):
+            raise PositionError(_TEXT_HINT.format(what="hands"))
+        if not isinstance(loose, Iterable):
+            raise PositionError(f"hands are one card set per seat, not {loose!r}")
+        hl: list[Any] = list(loose)
+        if len(hl) != n:
+            raise PositionError(f"a position must list {n} hands, not {len(hl)}")
+        for i, value in enumerate(hl):
+            hs[i] = _card_set(value, f"the hand of {seat_name(i)}")
+        return hs
+
+    def _position_cards(self, hs: list[CardSet], pile_cards: list[Card], discard: CardSet) -> int:
+        """Every card of a position (hands, pile, discard), each at most once and
+        all of this game's deck.
+
+        Why apart: the one check across the hands, the pile and the discard."""
+        seen = 0
+        total = 0
+        for h in [*hs, *[1 << c for c in pile_cards], discard]:
+            if h & seen:
+                raise PositionError(f"card(s) {format_cards(h & seen)} appear twice")
+            seen |= h
+            total += h.bit_count()
+        if seen & ~self.deck:
+            raise PositionError(f"card(s) {format_cards(seen & ~self.deck)} are not in this deck")
+        return seen
+
+    def _check_in_play(
+        self, hs: list[CardSet], pile_cards: list[Card], seat: int, ph: int, turns: int, active: int
+    ) -> None:
+        """The checks of a position whose hand goes on: below the action cap, two
+        players holding cards, one of them to act, a pile to respond to.
+
+        Why apart: a finished position (a result, or mode over) skips all of them."""
+        cap = self.rules.max_actions_per_hand
+        if cap is not None and turns >= cap:
+            raise PositionError(
+                f"the turn counter {turns} has reached the action cap "
+                f"(max_actions_per_hand={cap}): the hand would be over"
+            )
+        if active < 2:
+            raise PositionError("at least two players must hold cards while the hand goes on")
+        if not 0 <= seat < self.n or not hs[seat]:
+            raise PositionError("the player to act must hold cards")
+        if ph in (RESPOND, LEAD) and not pile_cards:
+            raise PositionError("respond mode needs a card on the pile")
+        if ph == LEAD and not hs[seat]:
+            raise PositionError("the player to lead must hold cards")

@@ -82,6 +82,16 @@ class Rules:
     besicovitch_draw_rule: bool = False
 
     def __post_init__(self) -> None:
+        self._resolve_variant_defaults()
+        self._check_values()
+        self._check_variant_options()
+        self._check_combinations()
+
+    def _resolve_variant_defaults(self) -> None:
+        """Check the variant and fill in the options whose default depends on it
+        (``None`` until then).
+
+        Why first: every later check reads the resolved values."""
         besic = self.variant == "besicovitch"
         if self.variant not in _CHOICES["variant"]:
             raise RulesError(f"variant must be one of {_CHOICES['variant']}, not {self.variant!r}")
@@ -93,6 +103,11 @@ class Rules:
         for name, value in defaults.items():
             if getattr(self, name) is None:
                 object.__setattr__(self, name, value)
+
+    def _check_values(self) -> None:
+        """Each option on its own: one of its choices, a bool, or an integer in range.
+
+        Why apart: these checks know nothing of the other options."""
         for name, choices in _CHOICES.items():
             value = getattr(self, name)
             if type(value) is not type(choices[0]) or value not in choices:
@@ -112,7 +127,11 @@ class Rules:
         cap = self.max_actions_per_hand
         if cap is not None and (isinstance(cap, bool) or not isinstance(cap, int) or cap < 1):
             raise RulesError(f"max_actions_per_hand must be an integer >= 1 or null, not {cap!r}")
-        if besic:
+
+    def _check_variant_options(self) -> None:
+        """The Besicovitch game is two players with one trump each, and its own
+        options stay at their defaults in the standard game (SPEC C3)."""
+        if self.variant == "besicovitch":
             if self.num_players != 2:
                 raise RulesError("the Besicovitch variant is a two-player game (num_players=2)")
             if self.trumps_per_player_2p != 1:
@@ -126,6 +145,11 @@ class Rules:
             ):
                 if getattr(self, name) != _DEFAULTS[name]:
                     raise RulesError(f"{name} applies only to the Besicovitch variant")
+
+    def _check_combinations(self) -> None:
+        """Options that only apply with another option's value, or contradict it.
+
+        Why apart: each check names both options, so the message says which to drop."""
         if self.taker_leads_after_pickup and self.pickup_rule != "whole_pile":
             raise RulesError(
                 "taker_leads_after_pickup needs pickup_rule='whole_pile' "

@@ -61,33 +61,23 @@ def _plane(out, p, m, tab):  # pragma: no cover - numba
         out[o + i] = (m >> tab[i]) & 1
 
 
-@njit(cache=True)
-def encode_obs(out, mask_out, tab, ints):  # pragma: no cover - numba
-    """Write every entry of ``out`` (float32[634]) and, when it is not empty, of
-    ``mask_out`` (int8[41]: the legal actions of the seat to act if
-    ``ints[I_MASK_ANY]``, else only if the observer is to act, else zeros).
-
-    ``ints[I_TAKE_MASK]``: the mask of the cards a pickup would take when the
-    caller worked it out (a pile of more than five cards), else -1;
-    ``ints[I_TOP:I_TOP + 5]`` the top five pile cards, top first, -1 padded;
-    ``ints[I_PHASE]`` 0 free, 1 respond, 2 lead, 3 over."""
-    n = (len(ints) - I_HANDS) // 2
-    seat = tab[TAB_SEAT]
-    disc = ints[I_DISC]
-    in_play = tab[TAB_IN_PLAY]
-    open_hands = tab[TAB_OPEN]
-    to_act = ints[I_TO_ACT]
-    ph = ints[I_PHASE]
-    held = 0
-    for i in range(n):
-        held |= ints[I_HANDS + i]
-    own = ints[I_HANDS + seat]
-    pm = in_play & ~(held | disc)
-    np_ = 0
-    x = pm
+@njit(cache=True, inline="always")
+def _popcount(x):  # pragma: no cover - numba
+    """The number of set bits of ``x``."""
+    c = 0
     while x:
         x &= x - 1
-        np_ += 1
+        c += 1
+    return c
+
+
+@njit(cache=True, inline="always")
+def _pickup_and_legal(tab, ints, to_act, ph, pm, np_):  # pragma: no cover - numba
+    """The cards a pickup would take (their count and mask: respond mode only) and
+    the legal actions of the seat to act, as a mask of the 41 actions.
+
+    Why apart (inlined, so free): the one part of the kernel that reads the game's
+    tables rather than the state."""
     take = 0
     tm = 0
     legal = 0
@@ -104,6 +94,19 @@ def encode_obs(out, mask_out, tab, ints):  # pragma: no cover - numba
         legal = (tab[TAB_BEAT + to_act * NUM_CARDS + top] & ints[I_HANDS + to_act]) | _PICKUP_BIT
     elif ph != 3:
         legal = ints[I_HANDS + to_act]
+    return take, tm, legal
+
+
+@njit(cache=True, inline="always")
+def _card_planes(out, tab, ints, n, own, pm, tm):  # pragma: no cover - numba
+    """Write the 14 card planes of ``out`` (the layout of ``docs/envs.md``).
+
+    Why apart (inlined, so free): the planes are the cards as the observer knows
+    them; the scalars after them are written by :func:`_scalars`."""
+    seat = tab[TAB_SEAT]
+    disc = ints[I_DISC]
+    in_play = tab[TAB_IN_PLAY]
+    open_hands = tab[TAB_OPEN]
     _plane(out, 0, own, tab)
     _plane(out, 4, pm, tab)
     for k in range(5):
@@ -122,15 +125,19 @@ def encode_obs(out, mask_out, tab, ints):  # pragma: no cover - numba
             placed |= kn
     _plane(out, 11, in_play & ~(placed | pm), tab)
     _plane(out, 12, ((1 << NUM_CARDS) - 1) & ~in_play, tab)
+
+
+@njit(cache=True, inline="always")
+def _scalars(out, tab, ints, n, to_act, ph, np_, take):  # pragma: no cover - numba
+    """Write the scalars of ``out`` after the card planes: the constants of the
+    game, then the hand sizes, who acts, the phase, the pile and the turn counter.
+
+    Why apart (inlined, so free): see :func:`_card_planes`."""
     for i in range(_NUM_CONST):
         out[_BASE + i] = tab[TAB_CONST + i]
     for i in range(n):
         r = tab[TAB_REL + i]
-        h = ints[I_HANDS + i]
-        c = 0
-        while h:
-            h &= h - 1
-            c += 1
+        c = _popcount(ints[I_HANDS + i])
         out[_BASE + r] = c / NUM_CARDS
         out[_BASE + 8 + r] = 1.0 if c else 0.0
     if ph != 3:
@@ -140,6 +147,31 @@ def encode_obs(out, mask_out, tab, ints):  # pragma: no cover - numba
     out[_BASE + 57] = take / NUM_CARDS
     cap = tab[TAB_CAP]
     out[_BASE + 58] = ints[I_TURNS] / cap if cap else 0.0
+
+
+@njit(cache=True)
+def encode_obs(out, mask_out, tab, ints):  # pragma: no cover - numba
+    """Write every entry of ``out`` (float32[634]) and, when it is not empty, of
+    ``mask_out`` (int8[41]: the legal actions of the seat to act if
+    ``ints[I_MASK_ANY]``, else only if the observer is to act, else zeros).
+
+    ``ints[I_TAKE_MASK]``: the mask of the cards a pickup would take when the
+    caller worked it out (a pile of more than five cards), else -1;
+    ``ints[I_TOP:I_TOP + 5]`` the top five pile cards, top first, -1 padded;
+    ``ints[I_PHASE]`` 0 free, 1 respond, 2 lead, 3 over."""
+    n = (len(ints) - I_HANDS) // 2
+    seat = tab[TAB_SEAT]
+    to_act = ints[I_TO_ACT]
+    ph = ints[I_PHASE]
+    held = 0
+    for i in range(n):
+        held |= ints[I_HANDS + i]
+    own = ints[I_HANDS + seat]
+    pm = tab[TAB_IN_PLAY] & ~(held | ints[I_DISC])
+    np_ = _popcount(pm)
+    take, tm, legal = _pickup_and_legal(tab, ints, to_act, ph, pm, np_)
+    _card_planes(out, tab, ints, n, own, pm, tm)
+    _scalars(out, tab, ints, n, to_act, ph, np_, take)
     if mask_out.shape[0]:
         if not ints[I_MASK_ANY] and to_act != seat:
             legal = 0

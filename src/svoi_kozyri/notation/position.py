@@ -374,62 +374,14 @@ def parse_position(text: str) -> State:
         )
     game = parse_game(fields[0], fields[8] if len(fields) == 9 else "-")
     n = game.n
-
-    hand_parts = fields[1].split("/")
-    if len(hand_parts) != n:
-        raise _err(2, f"{len(hand_parts)} hands for {n} seats (one per seat, '-' if empty)")
-    hands: list[CardSet] = []
-    for seat, part in enumerate(hand_parts):
-        if "?" in part:
-            raise _err(
-                2,
-                f"seat {seat_name(seat)}'s hand {part!r} is hidden; a public view "
-                "cannot be set up as a full position",
-            )
-        try:
-            hands.append(mask_of(parse_cards_compact(part, f"seat {seat_name(seat)}'s hand")))
-        except CardError as e:
-            raise _err(2, str(e)) from None
+    hands = _parse_hands_field(fields[1], n)
     try:
         pile = parse_cards_compact(fields[2], "pile")
     except CardError as e:
         raise _err(3, str(e)) from None
-
-    mode_txt = fields[4]
-    result: Result | None = None
-    if mode_txt.lower() in ("free", "respond", "lead"):
-        phase = PHASE_NAMES.index(mode_txt.lower())
-    elif mode_txt.lower() == "over":  # ended without a result (only built by hand)
-        phase = OVER
-    elif "=" in mode_txt:
-        try:
-            result = parse_result(mode_txt, n)
-        except PositionError as e:
-            raise _err(5, str(e)) from None
-        phase = OVER
-    else:
-        raise _err(5, f"{mode_txt!r}: expected free, respond, lead, loser=X or draw=REASON")
-
-    to_act_txt = fields[3]
-    if phase == OVER:
-        if to_act_txt != "-":
-            raise _err(4, f"{to_act_txt!r}: nobody acts once the hand is over; write '-'")
-        to_act = -1
-    else:
-        t = to_act_txt.upper()
-        if len(t) != 1 or t not in SEAT_LETTERS[:n]:
-            raise _err(4, f"{to_act_txt!r}: expected one of {', '.join(SEAT_LETTERS[:n])}")
-        to_act = SEAT_LETTERS.index(t)
-
-    outs: list[tuple[int, str]] = []
-    if fields[5] != "-":
-        for item in fields[5].split(","):
-            if len(item) != 2 or item[0].upper() not in SEAT_LETTERS[:n] or item[1] not in "dlDL":
-                raise _err(6, f"{item!r}: expected a seat and d or l, e.g. Bd,Dl")
-            seat = SEAT_LETTERS.index(item[0].upper())
-            if any(s == seat for s, _ in outs):
-                raise _err(6, f"seat {seat_name(seat)} is out twice")
-            outs.append((seat, "defence" if item[1] in "dD" else "lead"))
+    phase, result = _parse_mode_field(fields[4], n)
+    to_act = _parse_to_act_field(fields[3], phase, n)
+    outs = _parse_outs_field(fields[5], n)
     try:
         discard = mask_of(parse_cards_compact(fields[6], "discard"))
     except CardError as e:
@@ -445,6 +397,73 @@ def parse_position(text: str) -> State:
         )
     except PositionError as e:
         raise PositionError(f"position is inconsistent: {e}") from None
+
+
+def _parse_hands_field(text: str, n: int) -> list[CardSet]:
+    """Field 2: one hand per seat, ``/``-separated; a hidden hand (``?N``) is refused.
+
+    Why apart: each field of :func:`parse_position` is read by its own function,
+    so every error names its field."""
+    hand_parts = text.split("/")
+    if len(hand_parts) != n:
+        raise _err(2, f"{len(hand_parts)} hands for {n} seats (one per seat, '-' if empty)")
+    hands: list[CardSet] = []
+    for seat, part in enumerate(hand_parts):
+        if "?" in part:
+            raise _err(
+                2,
+                f"seat {seat_name(seat)}'s hand {part!r} is hidden; a public view "
+                "cannot be set up as a full position",
+            )
+        try:
+            hands.append(mask_of(parse_cards_compact(part, f"seat {seat_name(seat)}'s hand")))
+        except CardError as e:
+            raise _err(2, str(e)) from None
+    return hands
+
+
+def _parse_mode_field(mode_txt: str, n: int) -> tuple[int, Result | None]:
+    """Field 5: the phase (free, respond, lead) or, once the hand is over, its
+    result (``loser=X``, ``draw=REASON``, or ``over`` without one)."""
+    if mode_txt.lower() in ("free", "respond", "lead"):
+        return PHASE_NAMES.index(mode_txt.lower()), None
+    if mode_txt.lower() == "over":  # ended without a result (only built by hand)
+        return OVER, None
+    if "=" in mode_txt:
+        try:
+            result = parse_result(mode_txt, n)
+        except PositionError as e:
+            raise _err(5, str(e)) from None
+        return OVER, result
+    raise _err(5, f"{mode_txt!r}: expected free, respond, lead, loser=X or draw=REASON")
+
+
+def _parse_to_act_field(to_act_txt: str, phase: int, n: int) -> int:
+    """Field 4: the seat to act, ``-`` (read as -1) once the hand is over.
+
+    Why after field 5: whether a seat must be named depends on the mode."""
+    if phase == OVER:
+        if to_act_txt != "-":
+            raise _err(4, f"{to_act_txt!r}: nobody acts once the hand is over; write '-'")
+        return -1
+    t = to_act_txt.upper()
+    if len(t) != 1 or t not in SEAT_LETTERS[:n]:
+        raise _err(4, f"{to_act_txt!r}: expected one of {', '.join(SEAT_LETTERS[:n])}")
+    return SEAT_LETTERS.index(t)
+
+
+def _parse_outs_field(text: str, n: int) -> list[tuple[int, str]]:
+    """Field 6: the seats out, in order, each with ``d`` (defence) or ``l`` (lead)."""
+    outs: list[tuple[int, str]] = []
+    if text != "-":
+        for item in text.split(","):
+            if len(item) != 2 or item[0].upper() not in SEAT_LETTERS[:n] or item[1] not in "dlDL":
+                raise _err(6, f"{item!r}: expected a seat and d or l, e.g. Bd,Dl")
+            seat = SEAT_LETTERS.index(item[0].upper())
+            if any(s == seat for s, _ in outs):
+                raise _err(6, f"seat {seat_name(seat)} is out twice")
+            outs.append((seat, "defence" if item[1] in "dD" else "lead"))
+    return outs
 
 
 def position_from_text(

@@ -161,19 +161,46 @@ async def _checks(
     timeout: float,
     add: Callable[[str, bool | None, str], bool],
 ) -> None:
+    if not await _check_handshake_lines(protocol, timeout, add):
+        return
+    obs_list = fixed_positions(count)
+    if not await _check_legal_moves(protocol, obs_list, timeout, add):
+        return
+    # an unknown keyword in a position must be skipped with its values
+    obs = max(obs_list, key=lambda o: len(o.legal_moves()))
+    protocol._drain()
+    protocol.send_line(format_position_request(obs) + " futurefield 1 2 3")
+    protocol.send_line(format_go(50, None, False, 1))
+    answer = await _bestmove(protocol, timeout)
+    add(
+        "unknown position keyword ignored",
+        answer is not None and _legal(answer, obs),
+        f"answered {answer!r}",
+    )
+    await _check_search_control(protocol, obs, timeout, add)
+    await _check_determinism(protocol, obs_list, timeout, add)
+
+
+async def _check_handshake_lines(
+    protocol: EngineProtocol, timeout: float, add: Callable[[str, bool | None, str], bool]
+) -> bool:
+    """``isready``, an unknown command ignored, and every declared option accepting
+    its own default; False when one failed (the later checks would only repeat it).
+
+    Why apart: these need no position, and each failure stops the run."""
     try:
         await protocol.ping(timeout)
         add("isready", True, "")
     except EngineError as e:
         add("isready", False, str(e))
-        return
+        return False
     protocol.send_line("xyzzy unknown command 42")
     try:
         await protocol.ping(timeout)
         add("unknown command ignored", True, "")
     except EngineError as e:
         add("unknown command ignored", False, str(e))
-        return
+        return False
 
     # every declared option accepts its own default
     opts = {o.name: o.default for o in protocol.options.values() if o.default is not None}
@@ -183,9 +210,19 @@ async def _checks(
             add("options", True, f"{len(opts)} set to their defaults: {', '.join(opts)}")
         except EngineError as e:
             add("options", False, f"setoption with the defaults: {e}")
-            return
+            return False
+    return True
 
-    obs_list = fixed_positions(count)
+
+async def _check_legal_moves(
+    protocol: EngineProtocol,
+    obs_list: list[Observation],
+    timeout: float,
+    add: Callable[[str, bool | None, str], bool],
+) -> bool:
+    """A legal move for every fixed position; False when any move was wrong.
+
+    Why apart: the one check over all the positions, timed for the report."""
     bad: list[str] = []
     times: list[float] = []
     for i, obs in enumerate(obs_list):
@@ -202,22 +239,21 @@ async def _checks(
             )
     if bad:
         add("legal moves", False, f"{len(bad)} of {len(obs_list)} wrong; first: {bad[0]}")
-        return
+        return False
     add("legal moves", True, f"{len(obs_list)} positions, slowest {1000 * max(times):.0f} ms")
+    return True
 
-    # an unknown keyword in a position must be skipped with its values
-    obs = max(obs_list, key=lambda o: len(o.legal_moves()))
-    protocol._drain()
-    protocol.send_line(format_position_request(obs) + " futurefield 1 2 3")
-    protocol.send_line(format_go(50, None, False, 1))
-    answer = await _bestmove(protocol, timeout)
-    add(
-        "unknown position keyword ignored",
-        answer is not None and _legal(answer, obs),
-        f"answered {answer!r}",
-    )
 
-    # isready while searching, then stop latency
+async def _check_search_control(
+    protocol: EngineProtocol,
+    obs: Observation,
+    timeout: float,
+    add: Callable[[str, bool | None, str], bool],
+) -> None:
+    """``isready`` answered while searching ``go infinite``, no ``bestmove`` before
+    ``stop``, and the latency of ``stop``.
+
+    Why apart: the checks of an engine that searches while it reads its input."""
     protocol._drain()
     protocol.send_line(format_position_request(obs))
     protocol.send_line("go infinite")
@@ -259,7 +295,14 @@ async def _checks(
     else:
         await asyncio.sleep(0.2)
 
-    # determinism under a node limit: the same request twice gives the same move
+
+async def _check_determinism(
+    protocol: EngineProtocol,
+    obs_list: list[Observation],
+    timeout: float,
+    add: Callable[[str, bool | None, str], bool],
+) -> None:
+    """Determinism under a node limit: the same request twice gives the same move."""
     differ = []
     for i, o in enumerate(obs_list[:8]):
         a = await protocol.play(o, Limit(nodes=100), seed=5, timeout=timeout)

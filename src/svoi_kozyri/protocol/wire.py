@@ -218,7 +218,72 @@ def parse_position_request(line: str) -> PositionRequest:
     seat = _seat(seat_tok[0], n, "seat")
     besicovitch = game.rules.is_besicovitch
 
-    parts = pos[1].split("/")
+    hands, known, sizes = _request_hands(pos[1], n, seat, besicovitch)
+    try:
+        pile = parse_cards_compact(pos[2], "pile")
+        discard = mask_of(parse_cards_compact(pos[6], "discard"))
+    except ValueError as e:
+        raise ProtocolError(f"position: {e}") from None
+    result: Outcome | None = None
+    mode = pos[4].lower()
+    if mode in ("free", "respond", "lead"):
+        phase = PHASE_NAMES.index(mode)
+        to_act: int | None = _seat(pos[3], n, "to act")
+    else:
+        result = parse_result(pos[4], n)
+        phase, to_act = OVER, None
+    outs = _request_outs(pos[5], n)
+    if not pos[7].isdigit():
+        raise ProtocolError(f"position: bad turn counter {pos[7]!r}")
+    if not besicovitch:
+        mine = kw.get("mine", ["-"])
+        try:
+            known[seat] = mask_of(parse_cards_compact(mine[0] if mine else "-", "mine"))
+        except ValueError as e:
+            raise ProtocolError(f"position: {e}") from None
+        if known[seat] & ~hands[seat]:
+            raise ProtocolError("position: 'mine' lists cards that are not in the hand")
+    dealer_tok = kw.get("dealer")
+    dealer = _seat(dealer_tok[0], n, "dealer") if dealer_tok else None
+    cards_tok = kw.get("cards")
+    try:
+        in_play = mask_of(parse_cards_compact(cards_tok[0], "cards")) if cards_tok else game.deck
+    except ValueError as e:
+        raise ProtocolError(f"position: {e}") from None
+    transfers = _request_transfers(kw.get("transfers", []), n)
+    log = _request_history(kw.get("history", []), n)
+    legal = tuple(parse_move_token(t) for t in kw.get("legal", []))
+    obs = Observation(
+        game=game,
+        seat=seat,
+        hands=tuple(hands),
+        hand_sizes=tuple(sizes),
+        known=tuple(known),
+        pile=tuple(pile),
+        discard=discard,
+        to_act=to_act,
+        phase=phase,
+        outs=tuple(outs),
+        result=result,
+        turns=int(pos[7]),
+        log=tuple(log),
+        transfers=tuple(transfers),
+        dealer=dealer,
+        in_play=in_play,
+    )
+    return PositionRequest(obs, legal)
+
+
+def _request_hands(
+    field: str, n: int, seat: int, besicovitch: bool
+) -> tuple[list[CardSet], list[CardSet], list[int]]:
+    """The hands field of a request: the hands the engine may see (its own, or all
+    in the Besicovitch game), the publicly known cards of each seat and every
+    hand's size (listed cards plus ``?N`` hidden ones).
+
+    Why apart: the one field that mixes the engine's own cards with the other
+    seats' public ones, each written ``CARDS?N``."""
+    parts = field.split("/")
     if len(parts) != n:
         raise ProtocolError(f"position: {len(parts)} hands for {n} seats")
     hands: list[CardSet] = [0] * n
@@ -241,44 +306,24 @@ def parse_position_request(line: str) -> PositionRequest:
             known[i] = cards if besicovitch else 0
         else:
             known[i] = cards
-    try:
-        pile = parse_cards_compact(pos[2], "pile")
-        discard = mask_of(parse_cards_compact(pos[6], "discard"))
-    except ValueError as e:
-        raise ProtocolError(f"position: {e}") from None
-    result: Outcome | None = None
-    mode = pos[4].lower()
-    if mode in ("free", "respond", "lead"):
-        phase = PHASE_NAMES.index(mode)
-        to_act: int | None = _seat(pos[3], n, "to act")
-    else:
-        result = parse_result(pos[4], n)
-        phase, to_act = OVER, None
+    return hands, known, sizes
+
+
+def _request_outs(field: str, n: int) -> list[tuple[int, str]]:
+    """The outs field (``Bd,Dl``): the seats out, in order, and how they went out."""
     outs: list[tuple[int, str]] = []
-    if pos[5] != "-":
-        for item in pos[5].split(","):
+    if field != "-":
+        for item in field.split(","):
             if len(item) != 2 or item[1] not in "dlDL":
                 raise ProtocolError(f"position: bad out {item!r} (e.g. Bd,Dl)")
             outs.append((_seat(item[0], n, "outs"), "defence" if item[1] in "dD" else "lead"))
-    if not pos[7].isdigit():
-        raise ProtocolError(f"position: bad turn counter {pos[7]!r}")
-    if not besicovitch:
-        mine = kw.get("mine", ["-"])
-        try:
-            known[seat] = mask_of(parse_cards_compact(mine[0] if mine else "-", "mine"))
-        except ValueError as e:
-            raise ProtocolError(f"position: {e}") from None
-        if known[seat] & ~hands[seat]:
-            raise ProtocolError("position: 'mine' lists cards that are not in the hand")
-    dealer_tok = kw.get("dealer")
-    dealer = _seat(dealer_tok[0], n, "dealer") if dealer_tok else None
-    cards_tok = kw.get("cards")
-    try:
-        in_play = mask_of(parse_cards_compact(cards_tok[0], "cards")) if cards_tok else game.deck
-    except ValueError as e:
-        raise ProtocolError(f"position: {e}") from None
+    return outs
+
+
+def _request_transfers(tokens: list[str], n: int) -> list[tuple[Card, int, int]]:
+    """The ``transfers`` entries (``CARD:FROM:TO``): the sixes handed over at the deal."""
     transfers: list[tuple[Card, int, int]] = []
-    for tok in kw.get("transfers", []):
+    for tok in tokens:
         bits = tok.split(":")
         if len(bits) != 3:
             raise ProtocolError(f"position: bad transfer {tok!r} (CARD:FROM:TO)")
@@ -287,8 +332,13 @@ def parse_position_request(line: str) -> PositionRequest:
         except ValueError as e:
             raise ProtocolError(f"position: {e}") from None
         transfers.append((c, _seat(bits[1], n, "transfer"), _seat(bits[2], n, "transfer")))
+    return transfers
+
+
+def _request_history(tokens: list[str], n: int) -> list[int]:
+    """The ``history`` entries (``SEAT:MOVE[:TAKEN]``) as the engine's log entries."""
     log: list[int] = []
-    for tok in kw.get("history", []):
+    for tok in tokens:
         bits = tok.split(":")
         if len(bits) not in (2, 3):
             raise ProtocolError(f"position: bad history entry {tok!r} (SEAT:MOVE[:TAKEN])")
@@ -299,26 +349,7 @@ def parse_position_request(line: str) -> PositionRequest:
         except ValueError as e:
             raise ProtocolError(f"position: {e}") from None
         log.append(encode_log_entry(s, move, taken))
-    legal = tuple(parse_move_token(t) for t in kw.get("legal", []))
-    obs = Observation(
-        game=game,
-        seat=seat,
-        hands=tuple(hands),
-        hand_sizes=tuple(sizes),
-        known=tuple(known),
-        pile=tuple(pile),
-        discard=discard,
-        to_act=to_act,
-        phase=phase,
-        outs=tuple(outs),
-        result=result,
-        turns=int(pos[7]),
-        log=tuple(log),
-        transfers=tuple(transfers),
-        dealer=dealer,
-        in_play=in_play,
-    )
-    return PositionRequest(obs, legal)
+    return log
 
 
 # --------------------------------------------------------------------------- go

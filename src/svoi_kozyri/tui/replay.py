@@ -96,18 +96,7 @@ def viewer_start(rec: GameRecord) -> State:
     hand_parts = hands_f.split("/")
     if len(hand_parts) != n:
         raise ReplayError(f"[Position]: {len(hand_parts)} hands for {n} players")
-    hands: list[CardSet] = []
-    known: list[CardSet] = []
-    unknown: list[int] = []
-    for part in hand_parts:
-        known_txt, _, count = part.partition("?")
-        cards = parse_cards_compact(known_txt) if known_txt not in ("", "-") else []
-        m = 0
-        for c in cards:
-            m |= 1 << c
-        hands.append(m)
-        known.append(m if count else 0)  # a fully listed hand is the viewer's own
-        unknown.append(int(count) if count else 0)
+    hands, known, unknown = _public_hands(hand_parts)
     pile = parse_cards_compact(pile_f) if pile_f != "-" else []
     discard = 0
     if discard_f != "-":
@@ -118,26 +107,7 @@ def viewer_start(rec: GameRecord) -> State:
         used |= h
     for c in pile:
         used |= 1 << c
-    # A hidden card is first seen when its holder plays it.
-    seen = used
-    for seat, move in rec.moves:
-        for c in move.cards():
-            if not seen >> c & 1:
-                if unknown[seat] <= 0:
-                    raise ReplayError(
-                        f"the record's turns do not fit its start: {seat_name(seat)} plays "
-                        "more hidden cards than it held"
-                    )
-                hands[seat] |= 1 << c
-                unknown[seat] -= 1
-                seen |= 1 << c
-    spare = iter(iter_cards(game.deck & ~seen))
-    for seat in range(n):
-        for _ in range(unknown[seat]):
-            try:
-                hands[seat] |= 1 << next(spare)
-            except StopIteration:
-                raise ReplayError("[Position]: more hidden cards than the deck holds") from None
+    _place_hidden_cards(rec, game.deck, hands, unknown, used)
     outs = []
     if outs_f != "-":
         for item in outs_f.split(","):
@@ -157,6 +127,58 @@ def viewer_start(rec: GameRecord) -> State:
         )
     except (SvoiKozyriError, ValueError, KeyError) as e:
         raise ReplayError(f"[Position]: {e}") from None
+
+
+def _public_hands(hand_parts: list[str]) -> tuple[list[CardSet], list[CardSet], list[int]]:
+    """Each hand of a public position (``CARDS?N``): the cards listed, the cards
+    the viewer knows of another's hand (all listed ones when some are hidden) and
+    how many are hidden.
+
+    Why apart: the one field of the public position that differs from the full one."""
+    hands: list[CardSet] = []
+    known: list[CardSet] = []
+    unknown: list[int] = []
+    for part in hand_parts:
+        known_txt, _, count = part.partition("?")
+        cards = parse_cards_compact(known_txt) if known_txt not in ("", "-") else []
+        m = 0
+        for c in cards:
+            m |= 1 << c
+        hands.append(m)
+        known.append(m if count else 0)  # a fully listed hand is the viewer's own
+        unknown.append(int(count) if count else 0)
+    return hands, known, unknown
+
+
+def _place_hidden_cards(
+    rec: GameRecord, deck: CardSet, hands: list[CardSet], unknown: list[int], used: CardSet
+) -> None:
+    """Fill the hidden part of each hand in ``hands``: first the hidden cards the
+    record's turns show its holder playing, then placeholders from the rest of
+    ``deck`` (``used``: the cards the position lists).
+
+    Why apart: this is what makes a stand-in start agree with everything the
+    viewer knew (see the module docstring)."""
+    # A hidden card is first seen when its holder plays it.
+    seen = used
+    for seat, move in rec.moves:
+        for c in move.cards():
+            if not seen >> c & 1:
+                if unknown[seat] <= 0:
+                    raise ReplayError(
+                        f"the record's turns do not fit its start: {seat_name(seat)} plays "
+                        "more hidden cards than it held"
+                    )
+                hands[seat] |= 1 << c
+                unknown[seat] -= 1
+                seen |= 1 << c
+    spare = iter(iter_cards(deck & ~seen))
+    for seat in range(len(hands)):
+        for _ in range(unknown[seat]):
+            try:
+                hands[seat] |= 1 << next(spare)
+            except StopIteration:
+                raise ReplayError("[Position]: more hidden cards than the deck holds") from None
 
 
 def frames_of(rec: GameRecord, hand: int) -> list[Frame]:

@@ -457,7 +457,9 @@ def _wake(DH, DE, DN, ST, C, x):
 
 
 @njit(cache=True, nogil=True)
-def run(N, G, R, BEAT, REQ, E, root, budget, caps, scratch, keys, kid):
+def run(  # noqa: C901 - numba kernel: one compiled loop is the speed
+    N, G, R, BEAT, REQ, E, root, budget, caps, scratch, keys, kid
+):
     """The fixpoint loop of :meth:`Solver._fixpoint_run` for at most ``budget``
     edges: WON, REFUTED (no work left), SLICE (budget used) or GROW (an array
     could overflow in the next step: ``caps`` are the capacities of nodes, node

@@ -225,23 +225,7 @@ class _Shape:
                 dist[i] = 1
                 queue.append(i)
             i += 1
-        while queue:
-            x = queue.popleft()
-            vx = value[x]
-            for y, same in preds[x]:
-                if value[y] != 2:
-                    continue
-                v = vx if same else -vx
-                if v == 1:
-                    value[y] = 1
-                    dist[y] = dist[x] + 1
-                    queue.append(y)
-                else:
-                    remaining[y] -= 1
-                    if remaining[y] == 0 and not has_draw[y]:
-                        value[y] = -1
-                        dist[y] = dist[x] + 1
-                        queue.append(y)
+        _retrograde(queue, preds, remaining, has_draw, value, dist)
         out: dict[int, tuple[int, int]] = {}
         for i, key in enumerate(keys):
             if key & 3 == LEAD:
@@ -249,6 +233,41 @@ class _Shape:
             v = value[i]
             out[key] = (0, 0) if v == 2 else (v, dist[i])
         return out
+
+
+def _retrograde(
+    queue: deque[int],
+    preds: list[list[tuple[int, int]]],
+    remaining: list[int],
+    has_draw: list[bool],
+    value: list[int],
+    dist: list[int],
+) -> None:
+    """Backward induction from the positions in ``queue`` (decided, ``value`` 1 or
+    -1): a predecessor is won when a move reaches a loss for its mover, lost when
+    its last undecided move reaches a win and it has no drawing move.  Sets
+    ``value`` and ``dist`` (steps to the end) of every position it decides; what
+    stays undecided (2) is a draw.
+
+    Why apart: the graph's construction and its solution are two phases of
+    :meth:`_Shape.solve`; this loop is the second, run once per graph."""
+    while queue:
+        x = queue.popleft()
+        vx = value[x]
+        for y, same in preds[x]:
+            if value[y] != 2:
+                continue
+            v = vx if same else -vx
+            if v == 1:
+                value[y] = 1
+                dist[y] = dist[x] + 1
+                queue.append(y)
+            else:
+                remaining[y] -= 1
+                if remaining[y] == 0 and not has_draw[y]:
+                    value[y] = -1
+                    dist[y] = dist[x] + 1
+                    queue.append(y)
 
 
 def _shapes(game: Game, red: Reducer, most: int) -> list[list[int]]:

@@ -228,6 +228,28 @@ def _move_of(moves: list[Move], steps: tuple[int, ...]) -> Move | None:
     return None
 
 
+class _Answers:
+    """What one :meth:`Solver.solve` call has proven so far: can the player to act
+    (``win_me``) and the opponent (``win_opp``) force a win (``None``: not known
+    yet), the move found for each outcome (``move`` a win, ``safe`` a move that
+    keeps "no loss" proven, ``hope`` the one that held out longest), whether the
+    win came from the fixpoint or df-pn (no shortest-win bisection then), and the
+    deepest depth at which the win was refuted only by the horizon.
+
+    Why a class: :meth:`Solver.solve`'s algorithms (the fixpoint, the depth-first
+    deepening, the df-pn slices) each settle some of these, and a timeout may stop
+    any of them: what they set before it still counts."""
+
+    def __init__(self) -> None:
+        self.win_me: bool | None = None
+        self.win_opp: bool | None = None
+        self.move: Move | None = None
+        self.safe: Move | None = None
+        self.hope: Move | None = None
+        self.by_dfpn = False
+        self.failed = 0  # the attacker (me) has no win within this many steps
+
+
 class _SliceOver(Exception):
     """Raised inside df-pn when a search slice has used its nodes."""
 
@@ -386,7 +408,7 @@ class Solver:
 
     # -- the boolean search -------------------------------------------------------
 
-    def _win(
+    def _win(  # noqa: C901 - hot compiled search node: its inlined branches are the speed
         self, h0: int, h1: int, pile: int, plen: int, p: int, phase: int, depth: int, ply: int
     ) -> bool:
         """Can the attacker (``self._att``) force a win within ``depth`` steps?
@@ -663,7 +685,7 @@ class Solver:
             return e[0], e[1]
         return 1, 1
 
-    def _mid(
+    def _mid(  # noqa: C901 - hot compiled search node: its inlined branches are the speed
         self,
         h0: int,
         h1: int,
@@ -898,7 +920,9 @@ class Solver:
             if collect:
                 gc.enable()
 
-    def _fixpoint_run(self, root: tuple[int, int, int, int, int, int], att: int) -> int:
+    def _fixpoint_run(  # noqa: C901 - the compiled fixpoint loop, inlined for speed
+        self, root: tuple[int, int, int, int, int, int], att: int
+    ) -> int:
         """Decide "can ``att`` force a win?" exactly over the reachable graph, by a
         local least-fixpoint computation (Liu and Smolka 1998) instead of a search
         of paths: returns 1 (a win; the table then holds a strategy whose step
@@ -1136,7 +1160,9 @@ class Solver:
             if e[0] == _BIG:
                 e[2] = best
 
-    def _fix_node(self, s: tuple[int, int, int, int, int, int], key: int) -> int:
+    def _fix_node(  # noqa: C901 - hot: once per fixpoint node, inlined for speed
+        self, s: tuple[int, int, int, int, int, int], key: int
+    ) -> int:
         """A new node of the fixpoint computation for position ``s``: settled from
         the tables, at once from its ends, or expanded (its first edges pushed);
         returns its index."""
@@ -1386,103 +1412,31 @@ class Solver:
                 tv, tm, _optimal = hit
                 return SolveResult(tv, tv, tm, 0, self.clock() - t0, 0)
         me = root[4]
-        opp = 1 - me
-        win_me: bool | None = None
-        win_opp: bool | None = None
-        move: Move | None = None
-        safe: Move | None = None
-        hope: Move | None = None
+        ans = _Answers()
         depth = 0
-        failed = 0  # the attacker (me) has no win within this many steps
         # Iterative deepening depth-first search to ``quick_depth`` steps (cheap for
         # short wins, finds the shortest), then the fixpoint of the reachable graph
         # for each open question; only if that is no use (a win longer than the
         # action cap allows) the deepening goes on, with a df-pn slice of as many
         # nodes for each open question after every deepening.
-        by_dfpn = False
         fixed = False
         try:
             while depth < max_depth:
                 if not fixed and depth >= self.quick_depth and max_depth >= 10_000:
                     # the exact fixpoint of the reachable graph settles both questions
                     fixed = True
-                    if win_me is None:
-                        f = self._fixpoint(root, me)
-                        if f == 1:
-                            m = self._fix_move(root, moves, me)
-                            if m is not None and self._fix_rank <= max_depth:
-                                win_me, move, by_dfpn = True, m, True
-                                break
-                        elif f == 0:
-                            win_me = False
-                    if win_opp is None:
-                        f = self._fixpoint(root, opp)
-                        if f == 1:
-                            if self._fix_rank <= max_depth:
-                                win_opp = True
-                                break
-                        elif f == 0:
-                            m = self._fix_move(root, moves, opp)
-                            win_opp = False
-                            if m is not None:
-                                safe = m
-                    if win_me is False and win_opp is False:
+                    if self._fixpoint_phase(root, moves, me, max_depth, ans):
                         break
                 depth = min(max(depth + step, depth * 3 // 2), max_depth)
                 n0 = self.nodes
-                if win_me is None:
-                    r, m, hz = self._root_win(root, moves, me, depth)
-                    if r:
-                        win_me, move = True, m
-                        break
-                    if not hz:
-                        win_me = False
-                    else:
-                        failed = depth
-                if win_opp is None:
-                    r, m, hz = self._root_win(root, moves, opp, depth)
-                    if r:
-                        win_opp = True
-                        break
-                    if not hz:
-                        win_opp, safe = False, m
-                    else:
-                        hope = m
-                if win_me is False and win_opp is False:
+                if self._deepening_phase(root, moves, me, depth, ans):
                     break
                 if not fixed or max_depth < 10_000:
                     continue
-                nodes = max(20_000, self.nodes - n0)
-                if win_me is None:
-                    r3 = self._dfpn_root(root, me, nodes)
-                    if r3 == 1:
-                        m = self._dfpn_move(root, moves, me)
-                        if m is not None:
-                            win_me, move, by_dfpn = True, m, True
-                            break
-                    elif r3 == 0:
-                        win_me = False
-                if win_opp is None:
-                    r3 = self._dfpn_root(root, opp, nodes)
-                    if r3 == 1:
-                        win_opp = True
-                        break
-                    if r3 == 0:
-                        m = self._dfpn_move(root, moves, opp)
-                        if m is not None:
-                            win_opp, safe = False, m
-                if win_me is False and win_opp is False:
+                if self._dfpn_phase(root, moves, me, max(20_000, self.nodes - n0), ans):
                     break
-            if win_me and not by_dfpn:
-                # the shortest win: the least depth with a win, by bisection
-                lo_d, hi_d = failed, depth
-                while hi_d - lo_d > 1:
-                    mid = (lo_d + hi_d) // 2
-                    r, m, _hz = self._root_win(root, moves, me, mid)
-                    if r:
-                        hi_d, move = mid, m
-                    else:
-                        lo_d = mid
+            if ans.win_me and not ans.by_dfpn:
+                self._shortest_win(root, moves, me, depth, ans)
         except SolverTimeout:
             pass
         finally:
@@ -1490,10 +1444,12 @@ class Solver:
             self._tmp = {}
             self._graph = None  # the compiled fixpoint's arrays: kept only within a call
         self._deadline = float("inf")
+        win_me, win_opp = ans.win_me, ans.win_opp
         lo = 1 if win_me else (0 if win_opp is False else -1)
         hi = -1 if win_opp else (0 if win_me is False else 1)
+        move = ans.move
         if lo < 1:
-            move = safe if lo == 0 else hope
+            move = ans.safe if lo == 0 else ans.hope
         if move is None:
             move = self._order_moves(root, moves, -1)[0]
         return SolveResult(
@@ -1504,6 +1460,128 @@ class Solver:
             seconds=self.clock() - t0,
             depth=depth,
         )
+
+    def _fixpoint_phase(
+        self,
+        root: tuple[int, int, int, int, int, int],
+        moves: list[Move],
+        me: int,
+        max_depth: int,
+        ans: _Answers,
+    ) -> bool:
+        """Settle each open question of ``ans`` by the fixpoint of the reachable
+        graph (run once, after the quick deepening); True when :meth:`solve` may
+        stop (a win found, or both wins refuted).
+
+        Why apart: one of :meth:`solve`'s three algorithms, each a method."""
+        opp = 1 - me
+        if ans.win_me is None:
+            f = self._fixpoint(root, me)
+            if f == 1:
+                m = self._fix_move(root, moves, me)
+                if m is not None and self._fix_rank <= max_depth:
+                    ans.win_me, ans.move, ans.by_dfpn = True, m, True
+                    return True
+            elif f == 0:
+                ans.win_me = False
+        if ans.win_opp is None:
+            f = self._fixpoint(root, opp)
+            if f == 1:
+                if self._fix_rank <= max_depth:
+                    ans.win_opp = True
+                    return True
+            elif f == 0:
+                m = self._fix_move(root, moves, opp)
+                ans.win_opp = False
+                if m is not None:
+                    ans.safe = m
+        return ans.win_me is False and ans.win_opp is False
+
+    def _deepening_phase(
+        self,
+        root: tuple[int, int, int, int, int, int],
+        moves: list[Move],
+        me: int,
+        depth: int,
+        ans: _Answers,
+    ) -> bool:
+        """One step of the iterative deepening: each open question of ``ans``
+        searched depth-first to ``depth`` steps; True when :meth:`solve` may stop.
+
+        Why apart: see :meth:`_fixpoint_phase`."""
+        opp = 1 - me
+        if ans.win_me is None:
+            r, m, hz = self._root_win(root, moves, me, depth)
+            if r:
+                ans.win_me, ans.move = True, m
+                return True
+            if not hz:
+                ans.win_me = False
+            else:
+                ans.failed = depth
+        if ans.win_opp is None:
+            r, m, hz = self._root_win(root, moves, opp, depth)
+            if r:
+                ans.win_opp = True
+                return True
+            if not hz:
+                ans.win_opp, ans.safe = False, m
+            else:
+                ans.hope = m
+        return ans.win_me is False and ans.win_opp is False
+
+    def _dfpn_phase(
+        self,
+        root: tuple[int, int, int, int, int, int],
+        moves: list[Move],
+        me: int,
+        nodes: int,
+        ans: _Answers,
+    ) -> bool:
+        """A df-pn slice of ``nodes`` nodes for each open question of ``ans`` (after
+        each deepening, once the fixpoint was no use); True when :meth:`solve` may
+        stop.
+
+        Why apart: see :meth:`_fixpoint_phase`."""
+        opp = 1 - me
+        if ans.win_me is None:
+            r3 = self._dfpn_root(root, me, nodes)
+            if r3 == 1:
+                m = self._dfpn_move(root, moves, me)
+                if m is not None:
+                    ans.win_me, ans.move, ans.by_dfpn = True, m, True
+                    return True
+            elif r3 == 0:
+                ans.win_me = False
+        if ans.win_opp is None:
+            r3 = self._dfpn_root(root, opp, nodes)
+            if r3 == 1:
+                ans.win_opp = True
+                return True
+            if r3 == 0:
+                m = self._dfpn_move(root, moves, opp)
+                if m is not None:
+                    ans.win_opp, ans.safe = False, m
+        return ans.win_me is False and ans.win_opp is False
+
+    def _shortest_win(
+        self,
+        root: tuple[int, int, int, int, int, int],
+        moves: list[Move],
+        me: int,
+        depth: int,
+        ans: _Answers,
+    ) -> None:
+        """The move of a shortest win: the least depth with a win, by bisection
+        between the deepest refuted only by the horizon and ``depth`` (a win)."""
+        lo_d, hi_d = ans.failed, depth
+        while hi_d - lo_d > 1:
+            mid = (lo_d + hi_d) // 2
+            r, m, _hz = self._root_win(root, moves, me, mid)
+            if r:
+                hi_d, ans.move = mid, m
+            else:
+                lo_d = mid
 
     def value(self, state: State, time_limit: float | None = None) -> int | None:
         """The exact value for the player to act, or ``None`` if not proven in time."""
@@ -1601,12 +1679,30 @@ def exhaustive_value(state: State, max_positions: int = 200_000) -> int:
     treatment of repetitions.  Slow; meant for small positions in tests."""
     if not is_open(state):
         raise ValueError("the reference needs an open position")
+    edges = _reference_graph(state, max_positions)
+    value = _reference_values(edges)
+    return value.get(_reference_key(state), 0)
 
-    def key(s: State) -> tuple[object, ...]:
-        return (tuple(s.hands), tuple(s.pile_cards()), s.to_act_seat, s.phase)
 
-    # edges[k] = list of (child key or None, same mover?, terminal value for the mover)
-    edges: dict[tuple[object, ...], list[tuple[tuple[object, ...] | None, bool, int]]] = {}
+_RefKey = tuple[object, ...]
+#: a position's moves in the reference graph: (child key or None, same mover?,
+#: terminal value for the mover)
+_RefEdges = dict[_RefKey, list[tuple[_RefKey | None, bool, int]]]
+
+
+def _reference_key(s: State) -> _RefKey:
+    """A position of :func:`exhaustive_value`'s graph: hands, pile, mover, phase."""
+    return (tuple(s.hands), tuple(s.pile_cards()), s.to_act_seat, s.phase)
+
+
+def _reference_graph(state: State, max_positions: int) -> _RefEdges:
+    """Every position reachable from ``state`` with its moves (see
+    :func:`exhaustive_value`; at most ``max_positions``).
+
+    Why apart: the reference is two phases, enumeration then the backward
+    solution, each read on its own; it serves tests only, so the split costs nothing."""
+    key = _reference_key
+    edges: _RefEdges = {}
     g = state.game
     todo = [g.position(state.hands, state.pile_cards(), state.to_act_seat, state.phase, state.outs)]
     edges[key(state)] = []
@@ -1629,7 +1725,14 @@ def exhaustive_value(state: State, max_positions: int = 200_000) -> int:
                 # a fresh start (no repetition history), so the engine's own
                 # threefold rule never ends a line of the enumeration
                 todo.append(g.position(c.hands, c.pile_cards(), c.to_act_seat, c.phase, c.outs))
-    value: dict[tuple[object, ...], int] = {}
+    return edges
+
+
+def _reference_values(edges: _RefEdges) -> dict[_RefKey, int]:
+    """The decided values of the reference graph, solved backwards to a fixpoint:
+    won if some move reaches a loss for the opponent, lost if every move reaches a
+    win; a position left out is a draw."""
+    value: dict[_RefKey, int] = {}
     changed = True
     while changed:
         changed = False
@@ -1655,4 +1758,4 @@ def exhaustive_value(state: State, max_positions: int = 200_000) -> int:
             elif all_lost:
                 value[k] = -1
                 changed = True
-    return value.get(key(state), 0)
+    return value
