@@ -50,7 +50,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 from ..core import FREE, LEAD_MOVES, PICKUP_MOVE, RESPOND, Game, Move, Observation, State
 from ..core.cards import NUM_CARDS, Card, CardSet
@@ -72,6 +72,11 @@ class Params:
     last_two_bonus: float = 200.0
     noise: float = 0.01
     drain: float = 4.0
+
+    def __reduce__(self) -> tuple[type[Params], tuple[float | None, ...]]:
+        """Pickled by its fields: the compiled frozen class cannot be restored
+        field by field, and a bot travels to worker processes and env copies."""
+        return (Params, tuple(getattr(self, f.name) for f in fields(self)))
 
 
 DEFAULT_PARAMS = Params()

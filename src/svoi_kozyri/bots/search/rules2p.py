@@ -117,6 +117,12 @@ class TwoPlayerRules:
         self.taker_leads = taker_leads
         self.face_new_top = face_new_top
 
+    def __reduce__(self) -> tuple[type[TwoPlayerRules], tuple[object, ...]]:
+        """Pickled by its tables (a compiled class is rebuilt through ``__init__``):
+        a search bot goes to an arena's worker processes and into an env's copy."""
+        args = (self.beat, self.req, self.draw_mode, self.taker_leads, self.face_new_top)
+        return (TwoPlayerRules, args)
+
     @staticmethod
     def for_seats(game: Game, seats: tuple[int, ...]) -> TwoPlayerRules:
         """The rules between seats ``seats`` of ``game`` on the engine's card
