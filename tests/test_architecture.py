@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 from collections import defaultdict
+from functools import cache
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parent.parent / "src"
@@ -83,8 +84,10 @@ def _type_checking_nodes(tree: ast.Module) -> set[int]:
     return skip
 
 
+@cache
 def _graph() -> dict[str, set[str]]:
-    """Module -> the package's modules it imports at run time."""
+    """Module -> the package's modules it imports at run time (read once per run;
+    callers do not change it)."""
     mods = _modules()
     graph: dict[str, set[str]] = {}
     for name, path in mods.items():
