@@ -11,6 +11,7 @@ import ctypes
 import os
 import random
 import resource
+import shlex
 import shutil
 import signal
 import subprocess
@@ -43,8 +44,12 @@ from svoi_kozyri.protocol import (
     parse_move_token,
     parse_position_request,
 )
-from svoi_kozyri.protocol.conformance import fixed_positions, run_conformance
-from svoi_kozyri.protocol.wire import parse_go
+from svoi_kozyri.protocol.conformance import fixed_positions, run_conformance, with_future_field
+from svoi_kozyri.protocol.wire import (
+    MAX_REQUEST_LINE_BYTES,
+    RequestTooLongError,
+    parse_go,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 AWK_ENGINE = str(ROOT / "examples" / "engines" / "lowcard.sh")
@@ -120,8 +125,11 @@ def test_position_request_hides_every_unknown_card() -> None:
 def test_unknown_position_keywords_and_go_words_are_skipped() -> None:
     obs = fixed_positions(1)[0]
     line = format_position_request(obs)
-    assert parse_position_request(line + " future 1 2 beat-XX").obs == obs
+    assert parse_position_request(line.replace(" legal", " future 1 2 beat-XX legal")).obs == obs
     assert parse_position_request(line.replace("legal", "newfield a b legal")).obs == obs
+    # after ``legal`` (always the last field) every word is a move
+    with pytest.raises(ProtocolError, match="last field"):
+        parse_position_request(line + " future 1 2")
     go = parse_go("go movetime 30 ponder nodes 200 seed 4 infinite")
     assert (go.movetime, go.nodes, go.seed, go.infinite) == (30, 200, 4, True)
     with pytest.raises(ProtocolError):
@@ -526,6 +534,7 @@ def test_conformance_passes_on_the_example_and_a_served_bot() -> None:
         assert report.ok, [c.line() for c in report.checks]
         names = [c.name for c in report.checks]
         assert "stop latency" in names and "deterministic under a node limit" in names
+        assert "newhand" in names
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is not installed")
@@ -718,3 +727,196 @@ def test_perl_example_engine_written_from_the_docs_conforms_and_plays() -> None:
     ]
     arena = run_arena([f"engine:{script}", "medium"], hands=4, seed=2, workers=1)
     assert arena.bots[f"engine:{script}"].replaced == 0
+
+
+# --------------------------------------------------------------------------- issue 24
+
+
+def _page_parser_moves(line: str) -> list[str]:
+    """The legal moves as the page tells an engine to read them: every word after
+    ``legal`` up to the end of the line."""
+    words = line.split()
+    return words[words.index("legal") + 1 :]
+
+
+def test_legal_is_always_sent_and_always_last() -> None:
+    """A parser written from the page alone (the moves run to the end of the line)
+    reads exactly the legal moves, also from the request with the unknown field
+    that ``engine-test`` sends; a position with no move still ends with ``legal``."""
+    checked = 0
+    for state, obs in _observations(40, seed=24):
+        want = [format_move_token(m) for m in obs.legal_moves()]
+        for line in (format_position_request(obs), with_future_field(format_position_request(obs))):
+            assert _page_parser_moves(line) == want
+            assert line.split().count("legal") == 1
+            assert list(parse_position_request(line).legal) == obs.legal_moves()
+        other = observe(state, (obs.seat + 1) % state.n)  # not its turn: no legal move
+        line = format_position_request(other)
+        assert line.endswith(" legal") and parse_position_request(line).legal == ()
+        checked += 1
+    assert checked >= 20
+    line = with_future_field(format_position_request(fixed_positions(1)[0]))
+    assert " futurefield 1 2 3 legal " in line
+
+
+def test_the_pages_own_python_engine_conforms() -> None:
+    """The smallest engine of the page ("Writing an engine"), run as written:
+    engine-test passes it (a warning only for answering go infinite at once)."""
+    page = (ROOT / "docs" / "engine-protocol.md").read_text()
+    section = page.split("## Writing an engine", 1)[1]
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    assert 'words.index("legal") + 1 :]' in code
+    with contextlib.ExitStack() as stack:
+        import tempfile
+
+        folder = Path(stack.enter_context(tempfile.TemporaryDirectory()))
+        (folder / "tiny.py").write_text(code)
+        report = run_conformance(f"{sys.executable} {folder / 'tiny.py'}", positions=8)
+    assert report.ok, [c.line() for c in report.checks]
+    by_name = {c.name: c.status for c in report.checks}
+    assert by_name["unknown position keyword ignored"] == "PASS"
+    assert by_name["newhand"] == "PASS"
+
+
+def test_engine_test_fails_an_engine_that_answers_newhand(tmp_path: Path) -> None:
+    chatty = tmp_path / "chatty.py"
+    chatty.write_text(
+        textwrap.dedent(
+            """\
+            import sys
+            for line in sys.stdin:
+                w = line.split()
+                if not w:
+                    continue
+                if w[0] == "ske":
+                    print("id name chatty"); print("skeok 1", flush=True)
+                elif w[0] == "isready":
+                    print("readyok", flush=True)
+                elif w[0] == "newhand":
+                    print("bestmove none", flush=True)
+                elif w[0] == "quit":
+                    break
+            """
+        )
+    )
+    report = run_conformance(f"{sys.executable} {chatty}", positions=3, timeout=2.0)
+    check = next(c for c in report.checks if c.name == "newhand")
+    assert not report.ok and check.status == "FAIL" and "bestmove none" in check.detail
+
+
+def test_request_line_limit_client_side(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The client refuses a line over the limit before sending anything; the referee
+    plays the default action for it and keeps the engine."""
+
+    async def main() -> None:
+        from svoi_kozyri.protocol.client import EngineProtocol
+
+        protocol = EngineProtocol()
+        mock = MockTransport(protocol)  # it fails on any command it does not expect
+        _handshake(mock)
+        await protocol.initialize()
+        with pytest.raises(RequestTooLongError, match=f"limit of {MAX_REQUEST_LINE_BYTES} bytes"):
+            protocol.send_line("isready " + "x" * MAX_REQUEST_LINE_BYTES)
+        at_limit = "isready " + "x" * (MAX_REQUEST_LINE_BYTES - 8)
+        mock.expect(at_limit, ["readyok"])
+        protocol.send_line(at_limit)
+        mock.assert_done()
+
+    asyncio.run(main())
+
+    import svoi_kozyri.protocol.wire as wire
+
+    obs = fixed_positions(1)[0]
+    monkeypatch.setattr(wire, "MAX_REQUEST_LINE_BYTES", 100)
+    agent = ExternalAgent(AWK_ENGINE, seed=1, shared=False)
+    try:
+        move = agent.choose(obs)
+        assert move == agent.default_action(obs)
+        assert agent.failures == {"too_long": 1} and "100 bytes" in (agent.last_error or "")
+        monkeypatch.setattr(wire, "MAX_REQUEST_LINE_BYTES", 1 << 20)
+        engine_before = agent._engine
+        assert agent.choose(obs) in obs.legal_moves() and agent.failures == {"too_long": 1}
+        assert engine_before is not None and agent._engine is engine_before  # kept
+    finally:
+        agent.close()
+
+
+def test_request_line_limit_server_side() -> None:
+    """The built-in engine ignores a line over the limit with an info string and
+    goes on; a line of exactly the limit is read."""
+    at_limit = "isready" + " " * (MAX_REQUEST_LINE_BYTES - len("isready"))
+    over = "isready" + " " * (MAX_REQUEST_LINE_BYTES - len("isready") + 1)
+    lines = ["ske 1", over, at_limit, "x" * (3 * MAX_REQUEST_LINE_BYTES), "isready", "quit"]
+    res = CliRunner().invoke(app, ["engine", "medium"], input="\n".join(lines) + "\n")
+    assert res.exit_code == 0
+    out = res.output.splitlines()
+    error = (
+        f"info string error: a line longer than {MAX_REQUEST_LINE_BYTES} bytes "
+        "(the protocol's limit) was ignored"
+    )
+    assert out[out.index("skeok 1") + 1 :] == [error, "readyok", error, "readyok"]
+
+
+def _two_positions() -> tuple:
+    """Two positions whose legal moves have no token in common."""
+    obs = fixed_positions(40)
+    for a in obs:
+        for b in obs:
+            ta = {format_move_token(m) for m in a.legal_moves()}
+            tb = {format_move_token(m) for m in b.legal_moves()}
+            if len(ta) > 1 and len(tb) > 1 and not ta & tb:
+                return a, b
+    raise AssertionError("no two positions without a common legal move")
+
+
+_SEARCH_ENGINES = [
+    pytest.param(f"{SERVED} medium", id="served medium"),
+    pytest.param(f"{SERVED} ismcts", id="served ismcts"),
+    pytest.param(AWK_ENGINE, id="awk"),
+    pytest.param(
+        f"node {ROOT / 'examples' / 'engines' / 'greedy.js'}",
+        id="node",
+        marks=pytest.mark.skipif(shutil.which("node") is None, reason="no Node.js"),
+    ),
+    pytest.param(
+        f"perl {ROOT / 'examples' / 'engines' / 'trumpsaver.pl'}",
+        id="perl",
+        marks=pytest.mark.skipif(shutil.which("perl") is None, reason="no perl"),
+    ),
+]
+
+
+@pytest.mark.parametrize("command", _SEARCH_ENGINES)
+def test_position_go_or_newhand_during_a_search_acts_as_stop_first(command: str) -> None:
+    """The page's rule: a position, go or newhand that comes while a go runs ends
+    that search first, so its bestmove (for its own position) comes before the
+    new command is handled; every go gets exactly one bestmove, in order."""
+    a, b = _two_positions()
+    pa, pb = format_position_request(a), format_position_request(b)
+    lines = [
+        "ske 1",
+        pa,
+        "go infinite",
+        pb,  # answers the search of a
+        "go nodes 5 seed 1",
+        "go infinite",  # answers the search above (of b), searches b again
+        "go nodes 5 seed 2",  # answers that one; searches b
+        pa,
+        "go infinite",
+        "newhand",  # answers the search of a
+        "isready",
+        "quit",
+    ]
+    proc = subprocess.run(
+        shlex.split(command),
+        input="\n".join(lines) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    best = [ln.split()[1] for ln in proc.stdout.splitlines() if ln.startswith("bestmove")]
+    legal_a = {format_move_token(m) for m in a.legal_moves()}
+    legal_b = {format_move_token(m) for m in b.legal_moves()}
+    assert len(best) == 5, proc.stdout
+    assert best[0] in legal_a and all(m in legal_b for m in best[1:4]) and best[4] in legal_a
+    assert "readyok" in proc.stdout

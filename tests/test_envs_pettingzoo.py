@@ -26,12 +26,32 @@ CONFIGS = [
 ]
 
 
+#: A turn cap short enough that ``api_test``'s play test (``num_cycles`` steps per
+#: agent) always reaches the end of its hand: random hands run to thousands of
+#: steps, so without it the checks made at a hand's end would rarely run.
+API_TEST_CAP = 30
+
+
 @pytest.mark.parametrize("config", CONFIGS, ids=str)
 def test_api_and_seed(config: dict) -> None:
+    capped = {**config, "max_actions_per_hand": API_TEST_CAP}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        api_test(env(**config), num_cycles=120)
+        api_test(env(**config), num_cycles=120)  # deep into a hand, rarely to its end
+        e = env(**capped)
+        raw = e.unwrapped
+        ended: list[dict] = []
+        hand_over = raw._hand_over
+
+        def counting_hand_over(agent, returns) -> None:
+            hand_over(agent, returns)
+            ended.append(dict(raw.terminations))
+
+        raw._hand_over = counting_hand_over  # the one way a hand ends but an illegal action
+        api_test(e, num_cycles=120)
         seed_test(lambda: env(**config), num_cycles=120)
+    # at least one hand ended during the api test, every agent terminated with it
+    assert ended and all(t and all(t.values()) for t in ended)
 
 
 def _play(e, rng: random.Random) -> tuple[dict, int]:

@@ -161,3 +161,43 @@ def test_command(tmp_path: Path) -> None:
     assert len(data["hand_game_id"]) == 4
     bad = runner.invoke(app, ["selfplay", "--bots", "nosuchbot", "--out", str(out), "-q"])
     assert bad.exit_code == 2 and "nosuchbot" in bad.output
+
+
+def test_command_prints_plain_progress_lines_off_a_terminal(tmp_path: Path) -> None:
+    """With stderr not a terminal (CliRunner's is a buffer) the progress bar would
+    show nothing: plain lines instead, one per tenth of the hands and a final one;
+    none with --quiet."""
+    runner = CliRunner()
+    args = ["selfplay", "--bots", "random", "--hands", "20", "--players", "2"]
+    args += ["--chunk-size", "2", "--workers", "1", "--out", str(tmp_path / "data")]
+    res = runner.invoke(app, args)
+    assert res.exit_code == 0, res.output
+    lines = [ln for ln in res.stderr.splitlines() if ln.startswith("selfplay: ")]
+    for k in range(2, 20, 2):
+        assert any(ln.startswith(f"selfplay: {k}/20 hands ({5 * k} %), ") for ln in lines), lines
+    assert lines[-1].startswith("selfplay: 20/20 hands done in ") and "hands/s" in lines[-1]
+    assert "wrote 20 hands" in res.stdout and "selfplay: " not in res.stdout
+    quiet = runner.invoke(app, [*args, "--quiet"])
+    assert quiet.exit_code == 0 and quiet.stderr == ""
+
+
+def test_plain_progress_writes_a_line_after_the_interval() -> None:
+    """A run whose chunks take long still says something every ``interval``."""
+    import time
+
+    from svoi_kozyri.cli.selfplay_cmds import PlainProgress
+
+    lines: list[str] = []
+    progress = PlainProgress(1000, lines.append, interval=0.05)
+    progress.start()
+    progress.advance(3)  # not yet a tenth: no line
+    assert lines == []
+    time.sleep(0.3)
+    progress.finish(ok=True)
+    assert any(ln.startswith("selfplay: 3/1000 hands (0 %)") for ln in lines[:-1]), lines
+    assert lines[-1].startswith("selfplay: 3/1000 hands done in ")
+    failed: list[str] = []
+    progress = PlainProgress(10, failed.append, interval=60)
+    progress.start()
+    progress.finish(ok=False)
+    assert failed == []

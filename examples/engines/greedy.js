@@ -28,16 +28,20 @@ function cost(token, ownSuits) {
   return total;
 }
 
+function answerStop() {
+  // a "go infinite" still waiting is answered first (by "stop", or by the next
+  // position, go or newhand), for the position it was given
+  if (waitingForStop) send("bestmove " + best);
+  waitingForStop = false;
+}
+
 function readPosition(words) {
-  // keywords with one value, "pos" with nine, lists up to a word of another shape
+  // keywords with one value, "pos" with nine; "legal" is always the last field,
+  // so every word after it to the end of the line is a legal move
   const seat = words[words.indexOf("seat") + 1];
   const owners = words[words.indexOf("pos") + 1].split("/");
   const own = owners[SEATS.indexOf(seat)].split("+")[0]; // Besicovitch: trump+other
-  const legal = [];
-  for (let i = words.indexOf("legal") + 1; i > 0 && i < words.length; i++) {
-    if (!/^(pickup|lead-|beat-)/.test(words[i])) break;
-    legal.push(words[i]);
-  }
+  const legal = words.includes("legal") ? words.slice(words.indexOf("legal") + 1) : [];
   best = "none";
   let bestCost = Infinity;
   for (const token of legal) {
@@ -61,20 +65,24 @@ rl.on("line", (line) => {
     case "isready":
       send("readyok");
       break;
+    case "newhand":
+      answerStop();
+      break;
     case "position":
+      answerStop();
       readPosition(words);
       break;
     case "go":
+      answerStop();
       if (words.includes("infinite")) waitingForStop = true;
       else send("bestmove " + best);
       break;
     case "stop":
-      if (waitingForStop) send("bestmove " + best);
-      waitingForStop = false;
+      answerStop();
       break;
     case "quit":
       process.exit(0);
-    // everything else (setoption, newhand, unknown commands) is ignored
+    // everything else (setoption, unknown commands) is ignored
   }
 });
 rl.on("close", () => process.exit(0));

@@ -25,8 +25,10 @@ function answer() {                    # bestmove for the last position seen
     searching = 0
 }
 
-BEGIN { best = "none"; searching = 0 }
+# a position, go or newhand while "go infinite" waits acts as stop first
+($1 == "position" || $1 == "go" || $1 == "newhand") && searching { answer() }
 
+BEGIN { best = "none"; searching = 0 }
 $1 == "ske"      { print "id name lowcard (awk)"; print "id author an example"
                    print "skeok 1"; fflush(); next }
 $1 == "isready"  { print "readyok"; fflush(); next }
@@ -35,8 +37,7 @@ $1 == "position" {
     for (i = 2; i <= NF; i++) {
         if ($i == "legal") { inlegal = 1; continue }
         if (!inlegal) continue
-        # the legal list runs to the end of the line, unless a newer keyword follows
-        if ($i !~ /^(pickup|lead-|beat-)/) { inlegal = 0; continue }
+        # legal is always the last field: every word after it is a legal move
         c = cost($i)
         if (c < bestcost) { bestcost = c; best = $i }
     }

@@ -41,9 +41,9 @@ sub read_position {
     for (my $i = 0; $i < @w; $i++) {
         if ($w[$i] eq "seat" && $i + 1 < @w) { $seat = $w[$i + 1]; }
         elsif ($w[$i] eq "pos" && $i + 1 < @w) { $owners = $w[$i + 1]; }
-        elsif ($w[$i] eq "legal") {
-            my $j = $i + 1;
-            while ($j < @w && $w[$j] =~ /^(pickup|lead-|beat-)/) { push @legal, $w[$j++]; }
+        elsif ($w[$i] eq "legal") {       # always the last field: moves to the end
+            @legal = @w[$i + 1 .. $#w];
+            last;
         }
     }
     # owners: one field per seat A B C D, `SH` (two suits) or `S+C` (trump+other)
@@ -58,6 +58,10 @@ while (my $line = <STDIN>) {
     shift @w while @w && !$COMMAND{$w[0]};   # read from the first known command
     next unless @w;
     my $cmd = shift @w;
+    if ($waiting && $cmd =~ /^(position|go|newhand)$/) {   # acts as stop first
+        $waiting = 0;
+        print "bestmove ", best_move(), "\n";
+    }
     if ($cmd eq "ske") {
         print "id name trumpsaver (perl)\nid author a newcomer\n";
         print "option name OwnSuitCost type spin default 10 min 0 max 50\nskeok 1\n";

@@ -15,6 +15,13 @@ information state, rebuilt into an :class:`~svoi_kozyri.core.Observation` equal
 to the one the bot would get in-process.  Without ``go seed`` the bot is seeded
 from the request itself, so one position under one node limit always gives one
 move (determinism, checked by ``svoi-kozyri engine-test``).
+
+A ``position``, ``go`` or ``newhand`` that comes while a ``go`` runs (a search, or
+``go infinite`` waiting for ``stop``) acts as ``stop`` first: the running search
+sends its ``bestmove`` (for the position it searched), then the new command is
+handled; so every ``go`` is answered by exactly one ``bestmove``, in order.  A
+line longer than :data:`~svoi_kozyri.protocol.wire.MAX_REQUEST_LINE_BYTES` is read
+in bounded pieces, ignored and reported with an ``info string error``.
 """
 
 from __future__ import annotations
@@ -23,7 +30,7 @@ import math
 import threading
 import time
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TextIO
 
 from . import __version__
@@ -32,6 +39,7 @@ from .bots.catalogue import make_agent
 from .bots.search.common import SEARCH_STOP
 from .core import Move, Observation, SvoiKozyriError
 from .protocol.wire import (
+    MAX_REQUEST_LINE_BYTES,
     PROTOCOL_VERSION,
     GoRequest,
     format_move_token,
@@ -73,7 +81,13 @@ class EngineServer:
 
     def run(self, inp: TextIO) -> None:
         """Answer commands from ``inp`` until ``quit`` or the end of input."""
-        for raw in inp:
+        for raw in read_lines(inp):
+            if raw is None:
+                self.send(
+                    f"info string error: a line longer than {MAX_REQUEST_LINE_BYTES} bytes "
+                    "(the protocol's limit) was ignored"
+                )
+                continue
             if not self.handle(raw):
                 break
         self._finish_search()
@@ -120,16 +134,16 @@ class EngineServer:
             self.send(f"info string unknown option {name!r} ignored")
 
     def _newhand(self, line: str) -> None:
-        self._finish_search()
+        self._finish_search()  # a search still running answers first
 
     def _position(self, line: str) -> None:
-        self._finish_search()
+        self._finish_search()  # a search still running answers (its own position) first
         req = parse_position_request(line)
         self._obs = req.obs
         self._request = line
 
     def _go(self, line: str) -> None:
-        self._finish_search()
+        self._finish_search()  # a search still running answers first
         go = parse_go(line)
         obs = self._obs
         if obs is None or not obs.my_turn or not obs.legal_moves():
@@ -214,6 +228,25 @@ class EngineServer:
             t.join()
             SEARCH_STOP.clear()
             self._search = None
+
+
+def read_lines(inp: TextIO) -> Iterator[str | None]:
+    """The lines of ``inp`` (newline kept), or ``None`` for a line longer than
+    :data:`~svoi_kozyri.protocol.wire.MAX_REQUEST_LINE_BYTES` bytes, which is read
+    in bounded pieces and dropped: no line, however long, is held whole."""
+    cap = MAX_REQUEST_LINE_BYTES + 2  # characters: the line, then "\r\n"
+    while True:
+        raw = inp.readline(cap)
+        if not raw:
+            return
+        if len(raw) == cap and not raw.endswith("\n"):
+            while raw and not raw.endswith("\n"):  # skip the rest of the line
+                raw = inp.readline(cap)
+            yield None
+        elif len(raw.rstrip("\r\n").encode("utf-8", errors="replace")) > MAX_REQUEST_LINE_BYTES:
+            yield None
+        else:
+            yield raw
 
 
 def _quit(self: EngineServer, line: str) -> None:

@@ -129,6 +129,7 @@ class ExternalAgent(Agent):
     def choose(self, obs: Observation) -> Move:
         """The engine's move if it is legal, else the default action."""
         from ..protocol.client import EngineError
+        from ..protocol.wire import RequestTooLongError
 
         legal = obs.legal_moves()
         seed = self.rng.getrandbits(31)
@@ -141,6 +142,11 @@ class ExternalAgent(Agent):
                 result = engine.play(
                     obs, self.limit, seed=seed, timeout=self.timeout, grace=self.grace
                 )
+        except RequestTooLongError as e:  # nothing was sent: the engine stays
+            self.failures["too_long"] += 1
+            self.last_error = f"{type(e).__name__}: {e}"
+            self._warn(obs)
+            return self.default_action(obs)
         except (EngineError, OSError, ValueError) as e:
             kind = type(e).__name__
             self.failures["timeout" if "Timeout" in kind else "crash"] += 1
@@ -165,15 +171,18 @@ class ExternalAgent(Agent):
             _WARNED[self.command] += 1
             total = _WARNED[self.command]
         if total <= MAX_WARNINGS:
-            from ..protocol.wire import format_position_request
+            from ..protocol.wire import MAX_REQUEST_LINE_BYTES, format_position_request
 
             more = " (further failures are only counted)" if total == MAX_WARNINGS else ""
+            request = format_position_request(obs)
+            if len(request) > MAX_REQUEST_LINE_BYTES:  # too long to send: its start will do
+                request = request[:2000] + f"... ({len(request)} characters)"
             log.warning(
                 "%s: %s; the default action was played instead%s. Position: %s",
                 self.label(),
                 self.last_error,
                 more,
-                format_position_request(obs),
+                request,
             )
 
     def default_action(self, obs: Observation) -> Move:

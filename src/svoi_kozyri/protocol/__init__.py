@@ -22,8 +22,10 @@ from .client import (
     popen_engine,
 )
 from .wire import (
+    MAX_REQUEST_LINE_BYTES,
     PROTOCOL_VERSION,
     ProtocolError,
+    RequestTooLongError,
     format_move_token,
     format_position_request,
     parse_move_token,
@@ -31,6 +33,7 @@ from .wire import (
 )
 
 __all__ = [
+    "MAX_REQUEST_LINE_BYTES",
     "PROTOCOL_VERSION",
     "EngineError",
     "EngineProtocol",
@@ -40,6 +43,7 @@ __all__ = [
     "MockTransport",
     "PlayResult",
     "ProtocolError",
+    "RequestTooLongError",
     "SimpleEngine",
     "format_move_token",
     "format_position_request",

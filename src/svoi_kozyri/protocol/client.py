@@ -33,6 +33,7 @@ from ..core import Move, Observation, SvoiKozyriError
 from .wire import (
     PROTOCOL_VERSION,
     ProtocolError,
+    check_request_length,
     format_go,
     format_position_request,
     parse_move_token,
@@ -252,7 +253,12 @@ class EngineProtocol(asyncio.SubprocessProtocol):
     # ------------------------------------------------------------------ lines
 
     def send_line(self, line: str) -> None:
-        """Write one command line to the engine."""
+        """Write one command line to the engine.
+
+        A line longer than :data:`~.wire.MAX_REQUEST_LINE_BYTES` is not sent:
+        :class:`~.wire.RequestTooLongError` (a :class:`ProtocolError`, not an
+        :class:`EngineError`: the engine did nothing wrong)."""
+        check_request_length(line)
         if self._terminated:
             raise EngineTerminatedError(f"the engine has ended{self._stderr_note()}")
         pipe = self.transport.get_pipe_transport(0)

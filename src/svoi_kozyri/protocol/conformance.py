@@ -1,7 +1,9 @@
 """``svoi-kozyri engine-test CMD``: does an engine speak the protocol?
 
 Checks, in order: the handshake (``ske 1`` -> ``skeok``), ``isready``, that
-unknown commands and unknown ``position`` keywords are ignored, a legal move on
+unknown commands are ignored, that ``newhand`` is taken without an answer, that
+unknown ``position`` keywords (where a later revision adds them: before ``legal``,
+which is always the last field) are skipped with their values, a legal move on
 each of a fixed set of positions (2, 3 and 4 players and several rule options,
 all from fixed seeds, so every engine meets the same positions), ``isready``
 answered while searching and the latency of ``stop`` after ``go infinite``,
@@ -166,10 +168,11 @@ async def _checks(
     obs_list = fixed_positions(count)
     if not await _check_legal_moves(protocol, obs_list, timeout, add):
         return
-    # an unknown keyword in a position must be skipped with its values
+    # an unknown keyword in a position must be skipped with its values; a later
+    # revision adds its fields before ``legal``, which always ends the line
     obs = max(obs_list, key=lambda o: len(o.legal_moves()))
     protocol._drain()
-    protocol.send_line(format_position_request(obs) + " futurefield 1 2 3")
+    protocol.send_line(with_future_field(format_position_request(obs)))
     protocol.send_line(format_go(50, None, False, 1))
     answer = await _bestmove(protocol, timeout)
     add(
@@ -184,8 +187,9 @@ async def _checks(
 async def _check_handshake_lines(
     protocol: EngineProtocol, timeout: float, add: Callable[[str, bool | None, str], bool]
 ) -> bool:
-    """``isready``, an unknown command ignored, and every declared option accepting
-    its own default; False when one failed (the later checks would only repeat it).
+    """``isready``, an unknown command ignored, every declared option accepting its
+    own default, and ``newhand`` without an answer; False when one failed (the later
+    checks would only repeat it).
 
     Why apart: these need no position, and each failure stops the run."""
     try:
@@ -211,7 +215,27 @@ async def _check_handshake_lines(
         except EngineError as e:
             add("options", False, f"setoption with the defaults: {e}")
             return False
-    return True
+    return await _check_newhand(protocol, timeout, add)
+
+
+async def _check_newhand(
+    protocol: EngineProtocol, timeout: float, add: Callable[[str, bool | None, str], bool]
+) -> bool:
+    """``newhand`` has no answer: after it, ``isready`` gets ``readyok`` with at most
+    ``info`` lines before it; False when the engine answered otherwise or not at all."""
+    protocol._drain()
+    protocol.send_line("newhand")
+    protocol.send_line("isready")
+    extra: list[str] = []
+    try:
+        while (line := (await _read(protocol, timeout)).strip()) != "readyok":
+            if line.split()[0] != "info":
+                extra.append(line)
+    except EngineError as e:
+        return add("newhand", False, f"no readyok after newhand and isready: {e}")
+    if extra:
+        return add("newhand", False, f"answered {extra[0]!r}; newhand has no answer")
+    return add("newhand", True, "no answer, then readyok")
 
 
 async def _check_legal_moves(
@@ -325,6 +349,14 @@ async def _bestmove(protocol: EngineProtocol, timeout: float) -> str | None:
                 return parts[1] if len(parts) > 1 else ""
     except EngineError:
         return None
+
+
+def with_future_field(request: str) -> str:
+    """``request`` with a field of a later protocol revision, ``futurefield 1 2 3``,
+    where such fields go: before ``legal`` (always the last field)."""
+    words = request.split()
+    at = words.index("legal")
+    return " ".join([*words[:at], "futurefield", "1", "2", "3", *words[at:]])
 
 
 def _legal(token: str, obs: Observation) -> bool:

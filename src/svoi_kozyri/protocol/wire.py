@@ -43,7 +43,16 @@ from ..notation.position import (
 PROTOCOL_VERSION = 1
 
 #: The keywords of a ``position`` request, in the order the library writes them.
+#: ``legal`` is always sent and always the last field: every word after it, up to
+#: the end of the line, is a legal move (a later revision adds its fields before it).
 POSITION_KEYWORDS = ("seat", "pos", "mine", "dealer", "cards", "transfers", "history", "legal")
+
+#: The longest command line a client sends, in bytes without the newline (1 MiB).
+#: An engine may size its input buffer by it; the client refuses to send a longer
+#: line and the built-in engine server ignores one with an ``info string error``.
+#: A position request is a few kilobytes; the longest possible one (a hand at the
+#: default cap of 20 000 turns, every turn in ``history``) stays below it.
+MAX_REQUEST_LINE_BYTES = 1 << 20
 
 #: The keywords of a ``go`` request that take a value.
 GO_VALUE_KEYWORDS = ("movetime", "nodes", "seed")
@@ -51,6 +60,23 @@ GO_VALUE_KEYWORDS = ("movetime", "nodes", "seed")
 
 class ProtocolError(MalformedError):
     """A protocol line that cannot be understood (bad move token, bad position)."""
+
+
+class RequestTooLongError(ProtocolError):
+    """A command line longer than :data:`MAX_REQUEST_LINE_BYTES`: the client does not
+    send it, the built-in engine server ignores it."""
+
+
+def check_request_length(line: str) -> None:
+    """Raise :class:`RequestTooLongError` if ``line`` (without its newline) is longer
+    than :data:`MAX_REQUEST_LINE_BYTES` bytes in UTF-8."""
+    size = len(line.encode("utf-8", errors="replace"))
+    if size > MAX_REQUEST_LINE_BYTES:
+        word = line[:20].split(" ", 1)[0]
+        raise RequestTooLongError(
+            f"a {word!r} line of {size} bytes is longer than the protocol's limit of "
+            f"{MAX_REQUEST_LINE_BYTES} bytes (MAX_REQUEST_LINE_BYTES)"
+        )
 
 
 # --------------------------------------------------------------------------- moves
@@ -107,7 +133,8 @@ def format_position_request(obs: Observation) -> str:
     It holds exactly what that player knows: the public position with their own
     hand (others as publicly known cards plus ``?N``), which of their own cards the
     others know (``mine``), the dealer, the cards in play when not the whole deck,
-    the sixes transfers they saw, the public history, and their legal moves.
+    the sixes transfers they saw, the public history, and their legal moves, always
+    last (``legal`` ends the line, even when no move is legal).
     """
     if obs.seat is None:
         raise ValueError("an engine plays a seat; a spectator's view cannot be sent")
@@ -127,10 +154,8 @@ def format_position_request(obs: Observation) -> str:
     if obs.log:
         parts.append("history")
         parts += [_history_token(e) for e in obs.log]
-    legal = obs.legal_moves()
-    if legal:
-        parts.append("legal")
-        parts += [format_move_token(m) for m in legal]
+    parts.append("legal")  # always sent, always last: its moves run to the end
+    parts += [format_move_token(m) for m in obs.legal_moves()]
     return " ".join(parts)
 
 
@@ -141,9 +166,12 @@ def _seat(text: str, n: int, what: str) -> int:
     return SEAT_LETTERS.index(t)
 
 
-#: What follows each ``position`` keyword: a fixed number of values, or a list of
-#: entries of one shape (a token of another shape ends the list).
-POSITION_FIELDS: dict[str, int | re.Pattern[str]] = {
+#: What follows each ``position`` keyword: a fixed number of values, a list of
+#: entries of one shape (a token of another shape ends the list; ``transfers`` and
+#: ``history`` entries always hold a ``:``, keywords never do), or ``None``: ``legal``,
+#: whose moves run to the end of the line (:func:`parse_position_request` splits
+#: the line at ``legal`` before it reads the other keywords).
+POSITION_FIELDS: dict[str, int | re.Pattern[str] | None] = {
     "seat": 1,
     "pos": 9,
     "mine": 1,
@@ -151,7 +179,7 @@ POSITION_FIELDS: dict[str, int | re.Pattern[str]] = {
     "cards": 1,
     "transfers": re.compile(r"[^:\s]+:[A-Da-d]:[A-Da-d]"),
     "history": re.compile(r"[A-Da-d]:[^:\s]+(:[^:\s]+)?"),
-    "legal": re.compile(r"(?i)(pickup|lead-\S+|beat-\S+)"),
+    "legal": None,
 }
 
 
@@ -199,12 +227,14 @@ def parse_position_request(line: str) -> PositionRequest:
     """Read a ``position`` line back into the player's :class:`Observation`.
 
     Raises :class:`ProtocolError` (or a :class:`PositionError`) saying what is wrong.
-    Unknown keywords (from a newer protocol revision) are skipped with their values.
+    Unknown keywords (from a newer protocol revision) are skipped with their values;
+    ``legal`` is the last field, so every word after it must be a move.
     """
     tokens = line.split()
     if not tokens or tokens[0] != "position":
         raise ProtocolError("a position request starts with 'position'")
-    kw = split_keywords(tokens[1:], POSITION_FIELDS)
+    end = tokens.index("legal") if "legal" in tokens else len(tokens)
+    kw = split_keywords(tokens[1:end], POSITION_FIELDS)
     pos = kw.get("pos")
     if pos is None or len(pos) not in (8, 9):
         raise ProtocolError("position: 'pos' must be followed by the 9 fields of a position")
@@ -252,7 +282,7 @@ def parse_position_request(line: str) -> PositionRequest:
         raise ProtocolError(f"position: {e}") from None
     transfers = _request_transfers(kw.get("transfers", []), n)
     log = _request_history(kw.get("history", []), n)
-    legal = tuple(parse_move_token(t) for t in kw.get("legal", []))
+    legal = _request_legal(tokens[end + 1 :])
     obs = Observation(
         game=game,
         seat=seat,
@@ -352,6 +382,19 @@ def _request_history(tokens: list[str], n: int) -> list[int]:
     return log
 
 
+def _request_legal(tokens: list[str]) -> tuple[Move, ...]:
+    """The moves after ``legal``: the rest of the line, every word a move token."""
+    legal: list[Move] = []
+    for tok in tokens:
+        try:
+            legal.append(parse_move_token(tok))
+        except ProtocolError as e:
+            raise ProtocolError(
+                f"position: 'legal' is the last field, every word after it is a move: {e}"
+            ) from None
+    return tuple(legal)
+
+
 # --------------------------------------------------------------------------- go
 
 
@@ -412,6 +455,7 @@ def parse_go(line: str) -> GoRequest:
 
 __all__ = [
     "GO_VALUE_KEYWORDS",
+    "MAX_REQUEST_LINE_BYTES",
     "POSITION_FIELDS",
     "POSITION_KEYWORDS",
     "PROTOCOL_VERSION",
@@ -419,6 +463,8 @@ __all__ = [
     "PositionError",
     "PositionRequest",
     "ProtocolError",
+    "RequestTooLongError",
+    "check_request_length",
     "format_go",
     "format_move_token",
     "format_position_request",
