@@ -172,32 +172,20 @@ def _post(hub: TableService, table_id: str, seat: int, out: ServerChat) -> bool:
     return True
 
 
-_order: dict[str, tuple[asyncio.Lock, list[int]]] = {}
-"""Per table, the lock that keeps deliveries in the order they were started and
-how many deliveries hold or wait for it (the entry goes with the last)."""
-
-
 async def deliver(store: Store, live: LiveTable, message: dict[str, Any] | ServerChat) -> None:
     """Send a chat message to this process's players at the table (spectators
-    never), except those who muted its writer.  Deliveries of one table keep
-    the order they were started in (the mutes are read in a thread)."""
+    never), except those who muted its writer.  Deliveries of one table keep the
+    order they were started in (the table's ``chat_lock``; the mutes are read in a
+    thread)."""
     out = message if isinstance(message, ServerChat) else ServerChat.model_validate(message)
     players = [(c, c.seat) for c in list(live.conns) if c.seat is not None]
     if not players:
         return
-    table_id = live.game.table_id
-    lock, users = _order.setdefault(table_id, (asyncio.Lock(), [0]))
-    users[0] += 1
-    try:
-        async with lock:
-            muted = await asyncio.to_thread(mutes, store, table_id)
-            for c, seat in players:
-                if out.seat not in muted.get(seat, set()):
-                    _send(c, out)
-    finally:
-        users[0] -= 1
-        if not users[0]:
-            del _order[table_id]
+    async with live.chat_lock:
+        muted = await asyncio.to_thread(mutes, store, live.game.table_id)
+        for c, seat in players:
+            if out.seat not in muted.get(seat, set()):
+                _send(c, out)
 
 
 async def handle(hub: TableService, live: LiveTable, conn: Conn, msg: ChatMessage) -> None:

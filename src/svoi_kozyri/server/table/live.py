@@ -52,6 +52,9 @@ class LiveTable:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     """Held while one event of the table is being stored, so a table's events
     reach the database one after the other, in order."""
+    chat_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    """Held while a chat message is passed to this process's players, so the
+    messages of a table arrive in the order they were sent (features/chat.py)."""
     delivered: weakref.WeakKeyDictionary[Conn, int] = field(
         default_factory=weakref.WeakKeyDictionary
     )
