@@ -183,12 +183,10 @@ class SvoiKozyriGame(pyspiel.Game):  # type: ignore[misc]
         cap = cfg.rules.max_actions_per_hand
         assert cap is not None
         n = cfg.n
-        if cfg.besicovitch:
-            lo, hi = -1.0, 1.0
-        elif cfg.zero_sum:
+        if cfg.zero_sum and not cfg.besicovitch:
             lo, hi = -1.0, 1.0 / (n - 1)
         else:
-            lo, hi = cfg.reward.low, cfg.reward.high
+            lo, hi = cfg.reward.low(), cfg.reward.high(cfg.besicovitch)
         info = pyspiel.GameInfo(
             num_distinct_actions=NUM_ACTIONS,
             max_chance_outcomes=NUM_CARDS,

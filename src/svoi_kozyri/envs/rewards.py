@@ -81,15 +81,14 @@ class RewardSpec:
     def __str__(self) -> str:
         return f"{self.kind},draw={self.draw:g}"
 
-    @property
     def low(self) -> float:
         """The smallest value a seat can get."""
         return min(-1.0, self.draw)
 
-    @property
-    def high(self) -> float:
-        """The largest value a seat can get."""
-        return max(1.0 if self.kind == "placement" else 0.0, self.draw)
+    def high(self, besicovitch: bool = False) -> float:
+        """The largest value a seat can get (in Besicovitch's game the winner's +1)."""
+        best = 1.0 if self.kind == "placement" or besicovitch else 0.0
+        return max(best, self.draw)
 
     def values(
         self,
