@@ -45,6 +45,7 @@ from .protocol.wire import (
     format_move_token,
     parse_go,
     parse_position_request,
+    request_size,
     split_keywords,
 )
 
@@ -243,7 +244,7 @@ def read_lines(inp: TextIO) -> Iterator[str | None]:
             while raw and not raw.endswith("\n"):  # skip the rest of the line
                 raw = inp.readline(cap)
             yield None
-        elif len(raw.rstrip("\r\n").encode("utf-8", errors="replace")) > MAX_REQUEST_LINE_BYTES:
+        elif request_size(raw) > MAX_REQUEST_LINE_BYTES:
             yield None
         else:
             yield raw

@@ -67,10 +67,15 @@ class RequestTooLongError(ProtocolError):
     send it, the built-in engine server ignores it."""
 
 
+def request_size(line: str) -> int:
+    """The size the limit counts: ``line``'s bytes in UTF-8 without its line end."""
+    return len(line.rstrip("\r\n").encode("utf-8", errors="replace"))
+
+
 def check_request_length(line: str) -> None:
     """Raise :class:`RequestTooLongError` if ``line`` (without its newline) is longer
     than :data:`MAX_REQUEST_LINE_BYTES` bytes in UTF-8."""
-    size = len(line.encode("utf-8", errors="replace"))
+    size = request_size(line)
     if size > MAX_REQUEST_LINE_BYTES:
         word = line[:20].split(" ", 1)[0]
         raise RequestTooLongError(

@@ -7,18 +7,16 @@
 // where it was.  Every visible string comes from the catalogues through t();
 // card images have their names (in the page's language) as alternative text.
 // HTTP goes through the client's one request helper (api.js).
-import { cardName } from "./cards.js";
+import { SUIT_SYMBOLS, cardName } from "./cards.js";
 import { Header } from "./header.js";
 import { html, render } from "./html.js";
 import { initI18n, onLanguage, t } from "./i18n.js";
 import { cardSrc, onTheme } from "./theme.js";
 
-const SUIT = /** @type {Record<string, string>} */ ({ S: "♠", H: "♥", D: "♦", C: "♣" });
-
 /** Suit letters ("SH") as symbols ("♠♥").
  * @param {string | null | undefined} suits */
 export function suitsText(suits) {
-  return [...(suits || "")].map((s) => SUIT[s] || s).join("");
+  return [...(suits || "")].map((s) => /** @type {Record<string, string>} */ (SUIT_SYMBOLS)[s] || s).join("");
 }
 
 /** A card image with its name ("queen of spades", in the page's language) as

@@ -66,7 +66,8 @@ function cacheable(request) {
   if (request.method !== "GET") return false;
   const url = new URL(request.url);
   if (url.origin !== self.location.origin) return false;
-  if (request.headers.has("X-Seat-Token") || /token|sig/i.test(url.search)) return false;
+  // a signed download link (?link=) or a token in a query is never kept
+  if (request.headers.has("X-Seat-Token") || /(^|[?&])(link|token)=/i.test(url.search)) return false;
   return url.pathname.startsWith("/static/") || url.pathname.startsWith("/cards/");
 }
 
