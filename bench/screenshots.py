@@ -2,11 +2,12 @@
 
 Starts the server on a temporary SQLite database (fixed seed, so the deal is
 the same every run), drives Debian's chromium through Playwright and writes
-PNGs of the lobby, the set-up form, the table on your turn, the hint with its
-rating, the table chat, the two-card turn's second step, the end of a hand, the
-analysis of that hand, the replay, the tutorial, a 25-card hand (a crafted view
-over a routed socket: no deal starts with one) and the end of a session with its
-*Play again*, at 1280x800 and 390x844, in English and Russian::
+PNGs of the lobby, the wait of "Play with people", the set-up form, the table on
+your turn, the hint with its rating, the table chat, the two-card turn's second
+step, the end of a hand, the analysis of that hand, the replay, the tutorial, a
+25-card hand (a crafted view over a routed socket: no deal starts with one), the
+end of a session with its *Play again*, the friends page and the tournaments,
+at 1280x800 and 390x844, in English and Russian::
 
     .venv/bin/python bench/screenshots.py            # writes docs/img/*.png
     .venv/bin/python bench/screenshots.py --out DIR --lang en
@@ -23,6 +24,7 @@ import re
 import shutil
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -89,6 +91,15 @@ def shoot(base: str, out: Path, lang: str, size: str, browser: Any) -> list[Path
     page.fill("#player-name", "Anna" if lang != "ru" else "Аня")
     page.wait_for_timeout(300)
     snap("lobby")
+    # "Play with people": the wait, with its rating range and the bots' countdown
+    page.select_option("#seek-wait-s", "60")
+    page.click("#seek-start")
+    page.wait_for_selector("#seek-status")
+    page.evaluate("document.getElementById('play-people-panel').scrollIntoView()")
+    page.wait_for_timeout(1200)
+    snap("seek")
+    page.click("#seek-cancel")
+    page.wait_for_selector("#seek-form")
     # a table against three bots, bots instant, so the shots come quickly
     page.click("#new-table summary")
     page.wait_for_selector("#rule-variant option", state="attached")
@@ -202,6 +213,45 @@ def shoot(base: str, out: Path, lang: str, size: str, browser: Any) -> list[Path
     page.wait_for_selector(".profile-game")
     page.wait_for_timeout(300)
     snap("profile")
+    # the tournaments: an arena with bots, made by this account and joined
+    csrf = ctx.request.get(base + "/api/account/me").json()["csrf"]
+    arena = ctx.request.post(
+        base + "/api/tournaments",
+        data={
+            "name": "Вечерняя арена" if lang == "ru" else "Evening arena",
+            "kind": "arena",
+            "players": 4,
+            "starts": time.time() + 600,
+            "minutes": 30,
+            "bots": ["easy", "medium"],
+        },
+        headers={"X-CSRF-Token": csrf},
+    ).json()
+    page.goto(f"{base}/#/tournaments")
+    page.wait_for_selector("main h1, main h2")
+    page.wait_for_timeout(400)
+    snap("tournaments")
+    page.goto(f"{base}/#/tournaments/{arena['tournament']['id']}")
+    page.wait_for_selector("main h1, main h2")
+    page.wait_for_timeout(400)
+    snap("tournament")
+    # the friends page of an account that follows one player
+    friend = f"Boris_{size[:1]}_{lang}"
+    other = browser.new_context()
+    other_csrf = other.request.get(base + "/api/account/me").json()["csrf"]
+    other.request.post(
+        base + "/api/account/register",
+        data={"username": friend, "password": "correct horse battery"},
+        headers={"X-CSRF-Token": other_csrf},
+    )
+    other.close()
+    ctx.request.post(
+        base + "/api/friends/follow", data={"name": friend}, headers={"X-CSRF-Token": csrf}
+    )
+    page.goto(f"{base}/#/friends")
+    page.wait_for_selector("main h1, main h2")
+    page.wait_for_timeout(400)
+    snap("friends")
     ctx.close()
     return files
 

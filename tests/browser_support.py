@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import json
 import shutil
+import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -37,10 +38,12 @@ def browser_server(
     name: str,
     seed: int,
     env: dict[str, str] | None = None,
+    accounts: Sequence[str] = (),
     **kwargs: Any,
 ) -> Iterator[ServerProcess]:
     """A server on a fresh SQLite database for browser tests (skipped, with the
-    reason, when chromium is not installed); ``env`` is set while it starts."""
+    reason, when chromium is not installed); ``env`` is set while it starts;
+    ``accounts`` are registered with :data:`PASSWORD` once it runs."""
     if CHROMIUM is None:
         pytest.skip("Debian's chromium is not installed (apt-get install chromium)")
     tmp = tmp_path_factory.mktemp(name)
@@ -50,9 +53,31 @@ def browser_server(
             mp.setenv(key, value)
         srv.start()
     try:
+        if accounts:
+            register_accounts(srv.database_url, accounts)
         yield srv
     finally:
         srv.stop()
+
+
+PASSWORD = "correct horse battery"
+"""The password of the accounts :func:`browser_server` registers."""
+
+
+def register_accounts(database_url: str, names: Sequence[str]) -> None:
+    """Register ``names`` straight in the database (cheap hashing: the log-in
+    pages are tested elsewhere; these tests need people who exist)."""
+    from sqlalchemy import create_engine
+
+    from svoi_kozyri.server.platform.accounts import AccountService, AccountSettings
+
+    engine = create_engine(database_url)
+    try:
+        accounts = AccountService(engine, AccountSettings.fast())
+        for name in names:
+            accounts.register(name, PASSWORD)
+    finally:
+        engine.dispose()
 
 
 @contextmanager
@@ -77,3 +102,21 @@ def post(server: ServerProcess, path: str, body: dict[str, Any], **headers: str)
     )
     with urllib.request.urlopen(req) as r:
         return json.loads(r.read())
+
+
+NOTIFICATIONS = """async () => {
+  const reg = await navigator.serviceWorker.ready;
+  return (await reg.getNotifications()).map((n) => n.title);
+}"""
+
+
+def notifications(page: Any, timeout: float = 15.0) -> list[str]:
+    """The titles of the notifications shown through the service worker, once there
+    is one (polled from here: ``wait_for_function`` with an async predicate takes
+    the pending promise as a true value and does not wait)."""
+    end = time.monotonic() + timeout
+    while True:
+        titles: list[str] = page.evaluate(NOTIFICATIONS)
+        if titles or time.monotonic() > end:
+            return titles
+        page.wait_for_timeout(100)

@@ -8,7 +8,9 @@ record upload), and a refusal reads in the page's language (item 16).
 Which requests: every POST/PUT/PATCH/DELETE route of the server's app.
 ``test_the_list_of_state_changing_routes_is_complete`` reads them from the app
 itself, so a new route fails here until a page's use of it is exercised below
-(or it is listed as one no page sends).
+(or it is listed as one no page sends).  The challenges the friends page
+accepts and declines come from a second account that talks to the server from
+Python (with its own cookies and CSRF token).
 
 Playwright drives Debian's chromium (skipped when it is not installed).
 """
@@ -21,6 +23,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from accounts_support import PASSWORD, make_client
@@ -42,20 +45,55 @@ ROUTES: dict[str, str] = {
     "POST /api/deals/{did}/play": r"/api/deals/[^/]+/play",
     "POST /api/analysis/record": r"/api/analysis/record",
     "POST /api/learn/lessons/{lesson_id}/try": r"/api/learn/lessons/[^/]+/try",
+    "PUT /api/account/prefs": r"/api/account/prefs",
+    "POST /api/seeks": r"/api/seeks",
+    "DELETE /api/seeks/{seek_id}": r"/api/seeks/[^/]+",
+    "POST /api/friends/follow": r"/api/friends/follow",
+    "POST /api/friends/unfollow": r"/api/friends/unfollow",
+    "POST /api/friends/block": r"/api/friends/block",
+    "POST /api/friends/unblock": r"/api/friends/unblock",
+    "POST /api/challenges": r"/api/challenges",
+    "POST /api/challenges/{cid}/accept": r"/api/challenges/[^/]+/accept",
+    "POST /api/challenges/{cid}/decline": r"/api/challenges/[^/]+/decline",
+    "POST /api/challenges/{cid}/cancel": r"/api/challenges/[^/]+/cancel",
+    "POST /api/tournaments": r"/api/tournaments",
+    "POST /api/tournaments/{tid}/join": r"/api/tournaments/[^/]+/join",
+    "POST /api/tournaments/{tid}/withdraw": r"/api/tournaments/[^/]+/withdraw",
 }
 """The state-changing routes the pages send, with the paths they match."""
 
 NO_PAGE: dict[str, str] = {
     "POST /api/account/claim": "no page sends it: registering claims the guest seats itself",
+    "POST /api/account/prefs": "the same as PUT for clients that cannot send PUT; pages send PUT",
 }
 """State-changing routes no page sends (each with the reason)."""
 
 GUEST_ONLY_SKIPS = {
+    "PUT /api/account/prefs",  # a guest's preferences stay in the browser
+    # friends, challenges and tournaments are for accounts (a guest is told to log in)
+    "POST /api/friends/follow",
+    "POST /api/friends/unfollow",
+    "POST /api/friends/block",
+    "POST /api/friends/unblock",
+    "POST /api/challenges",
+    "POST /api/challenges/{cid}/accept",
+    "POST /api/challenges/{cid}/decline",
+    "POST /api/challenges/{cid}/cancel",
+    "POST /api/tournaments",
+    "POST /api/tournaments/{tid}/join",
+    "POST /api/tournaments/{tid}/withdraw",
     "POST /api/account/login",
     "POST /api/account/logout",
     "POST /api/account/logout-all",
 }
 """What a guest cannot do (registering is what makes a guest an account)."""
+
+EN: dict[str, str] = json.loads(
+    (Path(__file__).resolve().parent.parent / "src/svoi_kozyri/web/static/i18n/en.json").read_text(
+        encoding="utf-8"
+    )
+)
+"""The English catalogue: the words of the buttons that have no id of their own."""
 
 
 @pytest.fixture(scope="module")
@@ -97,6 +135,11 @@ def test_the_list_of_state_changing_routes_is_complete(tmp_path: Path) -> None:
     assert found == set(ROUTES) | set(NO_PAGE)
 
 
+def url_path(url: str) -> str:
+    """The path of a URL, without its query."""
+    return "/" + url.split("://", 1)[1].split("/", 1)[1].split("?")[0]
+
+
 class Requests:
     """Every state-changing request the page sends, with its answer's status and
     code (listening to the browser's own traffic, not to a helper)."""
@@ -109,12 +152,11 @@ class Requests:
         req = response.request
         if req.method in ("GET", "HEAD", "OPTIONS"):
             return
-        path = req.url.split("://", 1)[1].split("/", 1)[1].split("?")[0]
         try:
             code = str(response.json().get("code", ""))
         except Exception:
             code = ""
-        self.seen.append((req.method, "/" + path, response.status, code))
+        self.seen.append((req.method, url_path(req.url), response.status, code))
 
     def routes(self) -> set[str]:
         out = set()
@@ -190,8 +232,17 @@ def every_page_request(
     page: Any, server: ServerProcess, tmp_path: Path, name: str, account: bool
 ) -> None:
     """Send every state-changing request a page can send, by clicking."""
-    # the lobby: Play now, and the form (create); the table's record link
+    # the lobby: play with people (a seek nobody else can answer: four players,
+    # no bots ever) and stop waiting
     page.goto(server.base + "/#/")
+    page.select_option("#seek-players", "4")
+    page.select_option("#seek-wait-s", "")
+    with answer(page, "POST /api/seeks"):
+        page.click("#seek-start")
+    with answer(page, "DELETE /api/seeks/{seek_id}"):
+        page.click("#seek-cancel")
+
+    # the lobby: Play now, and the form (create); the table's record link
     page.click("#play-now")
     page.wait_for_selector("#table")
     tid = create_by_form(page, server, name, account)
@@ -248,6 +299,87 @@ def every_page_request(
     page.wait_for_selector("#table")
 
 
+def answer(page: Any, route: str) -> Any:
+    """The answer to the page's request of ``route`` (a key of ROUTES): a context
+    manager around the click that sends it, so the test goes on once the server
+    has answered, never after a guessed pause."""
+    method, _, _ = route.partition(" ")
+    return page.expect_response(
+        lambda r: r.request.method == method and re.fullmatch(ROUTES[route], url_path(r.url))
+    )
+
+
+class Other:
+    """A second account, talking to the server from Python with its own cookies
+    (so with its own CSRF token, sent as X-CSRF-Token as the pages send it)."""
+
+    def __init__(self, client: httpx.Client, name: str) -> None:
+        self.client = client
+        self.name = name
+        self.call("/api/account/register", {"username": name, "password": PASSWORD})
+
+    def call(self, path: str, body: dict[str, Any]) -> Any:
+        """POST ``body`` to ``path`` as this account; the answer (a success)."""
+        token = self.client.get("/api/account/me").json()["csrf"]
+        r = self.client.post(path, json=body, headers={"X-CSRF-Token": token})
+        assert r.status_code < 300, r.text
+        return r.json()
+
+    def challenge(self, name: str) -> None:
+        """Challenge ``name`` to a two-player table."""
+        self.call("/api/challenges", {"to": name, "players": 2})
+
+
+def reopen(page: Any, url: str) -> None:
+    """Load ``url`` afresh (not a hash change in the same document): the header
+    asks for the challenges as the page starts, so one just sent is shown."""
+    page.goto("about:blank")
+    page.goto(url)
+
+
+def friends_and_tournaments(page: Any, server: ServerProcess, name: str) -> None:
+    """What an account sends from the friends page (follow, challenge and cancel,
+    unfollow, block, unblock; accept one challenge, decline another) and the
+    tournaments' pages (create with the form, join, withdraw)."""
+    with httpx.Client(base_url=server.base, timeout=30) as client:
+        other = Other(client, name + "Pal")
+        other.call("/api/friends/follow", {"name": name})  # so the page can block them
+        other.challenge(name)
+        reopen(page, server.base + "/#/friends")
+        with answer(page, "POST /api/challenges/{cid}/accept"):
+            page.click(".challenge.incoming .accept-btn")
+        page.wait_for_selector("#table")  # at the challenge's table
+        other.challenge(name)
+    reopen(page, server.base + "/#/friends")
+    with answer(page, "POST /api/challenges/{cid}/decline"):
+        page.click(".challenge.incoming .decline-btn")
+
+    page.fill("#friend-name", other.name)
+    with answer(page, "POST /api/friends/follow"):
+        page.click("#follow-btn")
+    page.click("#following .challenge-btn")
+    with answer(page, "POST /api/challenges"):
+        page.click("#challenge-send")
+    with answer(page, "POST /api/challenges/{cid}/cancel"):
+        page.click(".challenge.outgoing .cancel-btn")
+    with answer(page, "POST /api/friends/unfollow"):
+        page.locator("#following").get_by_role("button", name=EN["friends.unfollow"]).click()
+    with answer(page, "POST /api/friends/block"):
+        page.click("#followers .block-btn")
+    with answer(page, "POST /api/friends/unblock"):
+        page.click("#blocked button")
+
+    page.goto(server.base + "/#/tournaments")
+    page.fill("#tour-name", "Csrf cup")
+    with answer(page, "POST /api/tournaments"):
+        page.click("#tour-form button[type=submit]")
+    with answer(page, "POST /api/tournaments/{tid}/join"):
+        page.click("#tour-join")
+    with answer(page, "POST /api/tournaments/{tid}/withdraw"):
+        page.click("#tour-withdraw")
+    page.wait_for_selector("#tour-join")
+
+
 @pytest.mark.parametrize("who", ["guest", "account"])
 def test_every_state_changing_request_of_every_page(
     browser: Any, server: ServerProcess, tmp_path: Path, who: str
@@ -259,6 +391,12 @@ def test_every_state_changing_request_of_every_page(
         register(page, server, name)
     every_page_request(page, server, tmp_path, name, who == "account")
     if who == "account":
+        # a preference saved to the account (the settings panel, static/prefs.js)
+        page.goto(server.base + "/#/")
+        page.click("#settings-open")
+        with answer(page, "PUT /api/account/prefs"):
+            page.select_option("#deck-select", "four")
+        friends_and_tournaments(page, server, name)
         # log out everywhere (the profile), log in again, log out (the header)
         page.goto(server.base + f"/#/u/{name}")
         page.click("#logout-all-btn")

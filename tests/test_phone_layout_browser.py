@@ -501,6 +501,8 @@ def test_no_page_is_wider_than_a_phone_in_any_language(browser: Any, server: Ser
                 (f"/#/t/{tid}", "#session-over"),
                 (f"/#/r/{tid}", "#replay-step"),
                 ("/#/u/random", "main h1, main h2"),
+                ("/#/tournaments", "main h1, main h2"),
+                ("/#/friends", "main h1, main h2"),
                 ("/learn", "#lesson"),
                 (f"/rules/{lang}", "h1"),
                 ("/deal?daily", "main h2"),

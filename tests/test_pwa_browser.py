@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 
-from browser_support import browser_server, chromium, post
+from browser_support import browser_server, chromium, notifications, post
 from svoi_kozyri.server.runtime.process import ServerProcess
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(600)]
@@ -239,13 +239,7 @@ def test_a_hidden_tab_is_called_back_to_its_turn(browser: Any, server: ServerPro
     expect(page).to_have_title("● Your turn · Svoi Kozyri", timeout=30000)
     assert page.get_attribute('link[rel="icon"]', "href") == "/static/icons/turn.svg"
     # and a system notification, shown through the service worker's registration
-    shown = page.wait_for_function(
-        """async () => {
-          const reg = await navigator.serviceWorker.ready;
-          const titles = (await reg.getNotifications()).map((n) => n.title);
-          return titles.length ? titles : null;
-        }"""
-    ).json_value()
+    shown = notifications(page)
     assert shown == ["Your turn"]
     page.evaluate("window.__hidden = false; document.dispatchEvent(new Event('visibilitychange'))")
     expect(page).to_have_title("Svoi Kozyri")

@@ -37,6 +37,7 @@ EXTRA_FOR_MODULE: dict[str, str] = {
     "pydantic_core": "web",
     "argon2": "web",
     "confusable_homoglyphs": "web",
+    "prometheus_client": "web",
     "psycopg": "postgres",
     "ray": "ray",
 }

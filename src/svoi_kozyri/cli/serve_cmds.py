@@ -145,6 +145,25 @@ def serve(
             "(repeatable; the page policy's connect-src, 'self' by default)"
         ),
     ] = None,
+    tournament: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="a built-in scheduled tournament KIND:EVERY:Np[:LENGTH], e.g. "
+            "arena:hourly:4p or swiss:daily:2p:5r (repeatable; docs/web.md, Tournaments)"
+        ),
+    ] = None,
+    log_format: Annotated[
+        str, typer.Option(help="log lines: text, or json (one object a line)")
+    ] = "text",
+    metrics_token: Annotated[
+        str | None,
+        typer.Option(
+            envvar="SVOI_KOZYRI_METRICS_TOKEN",
+            show_envvar=True,
+            help="GET /metrics asks for 'Authorization: Bearer TOKEN' (by default it is "
+            "open: bind or proxy it privately, docs/observability.md)",
+        ),
+    ] = None,
 ) -> None:
     """Serve the web game: lobby, tables with bots and friends, spectators, replays."""
     from sqlalchemy.exc import SQLAlchemyError
@@ -154,6 +173,10 @@ def serve(
 
     if log_level.lower() not in LOG_LEVELS:
         raise ServeOptionError(f"--log-level must be one of {', '.join(LOG_LEVELS)}")
+    from ..server.runtime.logs import LOG_FORMATS
+
+    if log_format not in LOG_FORMATS:
+        raise ServeOptionError(f"--log-format must be one of {', '.join(LOG_FORMATS)}")
     check_listen(host, port)
     try:
         engines = parse_engines(engine or [])
@@ -165,6 +188,10 @@ def serve(
         parse_proxies(trusted_proxy or [])
         for origin in public_origin or []:
             check_origin(origin)
+        from ..server.platform.tournaments import parse_schedule
+
+        for spec in tournament or []:
+            parse_schedule(spec)
     except ValueError as e:
         raise ServeOptionError(str(e)) from None
     url = check_database_url(database) if database is not None else default_database_url()
@@ -180,6 +207,9 @@ def serve(
             engines=engines,
             trusted_proxies=trusted_proxy or [],
             public_origins=public_origin or [],
+            tournaments=tournament or [],
+            log_format=log_format,
+            metrics_token=metrics_token or None,
         )
     except (UnmigratedDatabaseError, WorkersNeedPostgresError) as e:
         typer.echo(f"svoi-kozyri serve: {e}", err=True)

@@ -44,6 +44,14 @@ def main(argv: list[str] | None = None) -> None:
         default=[],
         help="an origin the pages are served at, e.g. https://cards.example.org (repeatable)",
     )
+    p.add_argument(
+        "--tournament",
+        action="append",
+        default=[],
+        help="a built-in scheduled tournament, e.g. arena:hourly:4p (repeatable)",
+    )
+    p.add_argument("--log-format", choices=["text", "json"], default="text")
+    p.add_argument("--metrics-token", default=None, help="bearer token GET /metrics asks for")
     args = p.parse_args(argv)
     logging.basicConfig(level=args.log_level.upper())
     run_server(
@@ -60,6 +68,9 @@ def main(argv: list[str] | None = None) -> None:
         ws_ping_interval=None,
         trusted_proxies=args.trusted_proxy,
         public_origins=args.public_origin,
+        tournaments=args.tournament,
+        log_format=args.log_format,
+        metrics_token=args.metrics_token,
     )
 
 

@@ -136,6 +136,12 @@ class Cluster:
         with contextlib.suppress(Exception):
             self.store.release_leases(self.owner)
 
+    def running(self) -> bool:
+        """Whether the listener, the heartbeat and lease ticker and the batch
+        writer all run (readiness: without them this process neither hears the
+        others' moves nor keeps its leases)."""
+        return bool(self._tasks) and not any(t.done() for t in self._tasks)
+
     # -- what this process tells the others ---------------------------------------------
 
     def _payload(self, kind: str, table_id: str, **extra: Any) -> str:

@@ -191,6 +191,11 @@ _WHAT = {
     "join": "too many joins",
     "deal_play": "too many deals played",
     "rematch": "too many rematches",
+    "tournament": "too many new tournaments",
+    "follow": "too many follows and unfollows",
+    "block": "too many blocks and unblocks",
+    "challenge": "too many challenges",
+    "seek": "too many seeks",
 }
 
 

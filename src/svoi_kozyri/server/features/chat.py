@@ -13,6 +13,9 @@ not a forum, and it must never be a way to hurt the game or other players.
 * A player writes at most ``RATE_COUNT`` messages per ``RATE_SECONDS``.
 * Each player can mute any other seat: muted seats' messages are not sent to
   them (``{"type": "mute", "seat": 2, "muted": true}``).
+* Two accounts with a block between them (:mod:`~..platform.blocks`, either
+  way) never see each other's messages, as if each had muted the other; it is
+  not shown as a mute, and only the blocker can lift it (issue 22, item 2).
 * The last ``HISTORY`` messages are sent to a player on ``{"type": "chat_history"}``,
   e.g. after a reconnect.
 
@@ -47,6 +50,7 @@ from typing import Any
 
 from sqlalchemy import delete, func, insert, select
 
+from ..platform.blocks import Blocks
 from ..storage.schema import chat_mutes_t, chat_t, seats_t
 from ..storage.store import _NOTIFY, CHANNEL, Store
 from ..table.live import LiveTable
@@ -107,6 +111,15 @@ def mutes(store: Store, table_id: str) -> dict[int, set[int]]:
         )
         for r in rows:
             out.setdefault(int(r.seat), set()).add(int(r.other))
+    return out
+
+
+def hidden(store: Store, table_id: str) -> dict[int, set[int]]:
+    """seat -> the seats whose messages that seat's player does not get: the
+    ones they muted and, both ways, those of an account in a block with theirs."""
+    out = mutes(store, table_id)
+    for seat, others in Blocks(store.engine).hidden_seats(table_id).items():
+        out.setdefault(seat, set()).update(others)
     return out
 
 
@@ -174,7 +187,8 @@ def _post(hub: TableService, table_id: str, seat: int, out: ServerChat) -> bool:
 
 async def deliver(store: Store, live: LiveTable, message: dict[str, Any] | ServerChat) -> None:
     """Send a chat message to this process's players at the table (spectators
-    never), except those who muted its writer.  Deliveries of one table keep the
+    never), except those who muted its writer or are in a block with them (:func:`hidden`).
+    Deliveries of one table keep the
     order they were started in (the table's ``chat_lock``; the mutes are read in a
     thread)."""
     out = message if isinstance(message, ServerChat) else ServerChat.model_validate(message)
@@ -182,7 +196,7 @@ async def deliver(store: Store, live: LiveTable, message: dict[str, Any] | Serve
     if not players:
         return
     async with live.chat_lock:
-        muted = await asyncio.to_thread(mutes, store, live.game.table_id)
+        muted = await asyncio.to_thread(hidden, store, live.game.table_id)
         for c, seat in players:
             if out.seat not in muted.get(seat, set()):
                 _send(c, out)
@@ -200,11 +214,12 @@ async def handle(hub: TableService, live: LiveTable, conn: Conn, msg: ChatMessag
     table_id = live.game.table_id
     if isinstance(msg, ClientChatHistory):
         muted = (await asyncio.to_thread(mutes, store, table_id)).get(seat, set())
+        unseen = (await asyncio.to_thread(hidden, store, table_id)).get(seat, set())
         messages = await asyncio.to_thread(history, store, table_id)
         _send(
             conn,
             ServerChatHistory(
-                messages=[m for m in messages if m.seat not in muted], muted=sorted(muted)
+                messages=[m for m in messages if m.seat not in unseen], muted=sorted(muted)
             ),
         )
         return

@@ -560,6 +560,12 @@ class AccountService:
             ).first()
         return _row_user(row) if row is not None else None
 
+    def user_by_id(self, user_id: int) -> User | None:
+        """The account with id ``user_id``, or None."""
+        with self.engine.connect() as conn:
+            row = conn.execute(select(users_t).where(users_t.c.id == user_id)).first()
+        return _row_user(row) if row is not None else None
+
     def name_registered(self, name: str) -> bool:
         """Whether a guest display name would pass for an account's (or a bot's)
         name: the same name in any case, or one that looks like it (``аlice``)."""

@@ -30,7 +30,7 @@ from fastapi import APIRouter, Header, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..storage.store import Store
-from ..table.service import TableService
+from ..table.service import Holder, TableService, TokenLimiter
 from ..wire.names import looks_alike
 from ..wire.schemas import SeatGrant, TableConfig
 from .accounts import (
@@ -42,11 +42,16 @@ from .accounts import (
     User,
     csrf_for_session,
 )
+from .blocks import Blocks
 from .ratings_service import RatingService
+from .services import LoopService
 
 log = logging.getLogger("svoi_kozyri.server.platform.accounts")
 
 SeatTokenHeader = Annotated[str | None, Header(max_length=100)]
+
+SEAT_TIMEOUT_S = 10.0
+"""How long a service's thread waits for the loop to make its table."""
 
 SWEEP_S = 2.0
 """How often finished tables are looked for (results and ratings)."""
@@ -104,6 +109,13 @@ def _view(user: User) -> AccountView:
     return AccountView(username=user.username, bot=user.is_bot, created=user.created)
 
 
+def _running_on(loop: asyncio.AbstractEventLoop) -> bool:
+    try:
+        return asyncio.get_running_loop() is loop
+    except RuntimeError:
+        return False
+
+
 def client_ip(request: Request) -> str:
     """The address a request comes from (the proxy's view when uvicorn trusts it)."""
     return request.client.host if request.client else "unknown"
@@ -128,16 +140,64 @@ class Players:
         self.ratings = RatingService(store, self.accounts)
         for b in getattr(hub, "bots", []):
             self.accounts.ensure_bot(b)
+        self.blocks = Blocks(store.engine)
+        """Who blocks whom (:mod:`.blocks`): joins, pairing and chat keep blocked pairs apart."""
         self._task: asyncio.Task[None] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self.services: list[LoopService] = []
+        """Background loops of the platform's features (pairing, challenges,
+        tournaments), started and stopped with the app."""
+
+    @property
+    def limiter(self) -> TokenLimiter:
+        """The hub's rate limits, in the database (shared by every process)."""
+        return self.hub.limiter
+
+    def seat_table(self, config: TableConfig, holders: list[Holder]) -> str:
+        """Create a table seating ``holders`` in its human seats (in order), note
+        it for results and ratings and link each account to its seat; the id.
+        The one way pairing, challenges and tournaments make a table.
+
+        The tables live on the event loop (the hub is not thread-safe), while the
+        services' steps run in threads: called from another thread, the creation
+        is handed to the loop and this waits for it."""
+        loop = self._loop
+        if loop is not None and not _running_on(loop):
+            future = asyncio.run_coroutine_threadsafe(self._seat_async(config, holders), loop)
+            return future.result(timeout=SEAT_TIMEOUT_S)
+        return self._seat_table(config, holders)
+
+    async def _seat_async(self, config: TableConfig, holders: list[Holder]) -> str:
+        return self._seat_table(config, holders)
+
+    def _seat_table(self, config: TableConfig, holders: list[Holder]) -> str:
+        table_id = self.hub.create_seated(config, holders)
+        self.ratings.table_created(table_id, config)
+        humans = [i for i, s in enumerate(config.seats) if s.kind == "human"]
+        for seat, holder in zip(humans, holders, strict=True):
+            if holder.user_id is not None:
+                user = self.accounts.user_by_id(holder.user_id)
+                if user is not None:
+                    self.accounts.link_seat(table_id, seat, user)
+        return table_id
 
     # -- lifecycle -----------------------------------------------------------------
 
     async def start(self) -> None:
-        """Start the sweeper that records results and ratings of finished tables."""
+        """Start the sweeper that records results and ratings of finished tables,
+        and the features' services."""
+        if self._loop is None:  # the first start's loop holds the tables
+            self._loop = asyncio.get_running_loop()
         self._task = asyncio.create_task(self._sweep())
+        for service in self.services:
+            await service.start()
 
     async def stop(self) -> None:
-        """Stop the sweeper."""
+        """Stop the services and the sweeper."""
+        for service in reversed(self.services):
+            await service.stop()
+        if self._loop is asyncio.get_running_loop():
+            self._loop = None
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -167,6 +227,10 @@ class Players:
         if user is not None:
             if table_id is not None and self.accounts.seat_of_user(table_id, user) is not None:
                 raise AccountError("already_seated", "you already have a seat at this table", 409)
+            if table_id is not None and self.blocks.at_table(user.id, table_id):
+                raise AccountError(
+                    "blocked_at_table", "a player at this table and you block one another", 403
+                )
             self._check_table_names(table_id, user.username)
             return user, user.username
         if rated:

@@ -242,3 +242,154 @@ chat_mutes_t = Table(
     Column("other", Integer, primary_key=True),
 )
 """Which seats each player of a table has muted (revision 0006)."""
+
+
+# Quick pairing (revision 0009, issue 22 item 1): the seek pool.
+seeks_t = Table(
+    "sk_seeks",
+    metadata,
+    Column("id", String(24), primary_key=True),
+    Column("token_hash", String(64), nullable=False),
+    Column("user_id", Integer, nullable=True, index=True),
+    Column("name", String(64), nullable=False),
+    Column("players", Integer, nullable=False),
+    Column("rated", Integer, nullable=False),
+    Column("preset", String(24), nullable=False),
+    Column("rating", Float, nullable=False),
+    Column("wait_s", Float, nullable=True),  # None: never fill with bots
+    # open, claimed, seated, cancelled, expired
+    Column("state", String(12), nullable=False, index=True),
+    Column("table_id", String(32), nullable=True),
+    Column("seat", Integer, nullable=True),
+    Column("created", Float, nullable=False),
+    Column("seen", Float, nullable=False),  # the seeker's last poll: gone when it stops
+    Column("claimed", Float, nullable=True),
+)
+"""One row per player waiting to be paired; the seat they get is claimed by the
+hash of the secret their browser holds (``token_hash``)."""
+
+
+# Friends, follows, blocks and challenges (revision 0010, issue 22 item 2).
+follows_t = Table(
+    "sk_follows",
+    metadata,
+    Column("follower", Integer, primary_key=True),
+    Column("followee", Integer, primary_key=True, index=True),
+    Column("created", Float, nullable=False),
+)
+"""Who follows whom (one-way, like a bookmark: no consent needed, a block ends it)."""
+
+blocks_t = Table(
+    "sk_blocks",
+    metadata,
+    Column("blocker", Integer, primary_key=True),
+    Column("blocked", Integer, primary_key=True, index=True),
+    Column("created", Float, nullable=False),
+)
+"""Who blocks whom: no follow, challenge, shared table or chat between the two."""
+
+challenges_t = Table(
+    "sk_challenges",
+    metadata,
+    Column("id", String(24), primary_key=True),
+    Column("from_user", Integer, nullable=False, index=True),
+    Column("to_user", Integer, nullable=False, index=True),
+    Column("config", Text, nullable=False),  # the table's TableConfig (JSON)
+    Column("token_hash", String(64), nullable=False),  # the challenger's secret, hashed
+    # open, accepted, declined, cancelled, expired, failed
+    Column("state", String(12), nullable=False, index=True),
+    Column("table_id", String(32), nullable=True),
+    Column("created", Float, nullable=False),
+    Column("expires", Float, nullable=False),
+    Column("decided", Float, nullable=True),
+)
+"""Direct challenges: open for two minutes, claimed once by a conditional UPDATE;
+the challenger's seat is claimed with the hash of the secret given to their
+browser when the challenge was made."""
+
+
+# Tournaments (revision 0011, issue 22 item 3).
+tournaments_t = Table(
+    "sk_tournaments",
+    metadata,
+    Column("id", String(24), primary_key=True),
+    Column("name", String(40), nullable=False),
+    Column("kind", String(8), nullable=False),  # arena, swiss
+    Column("players", Integer, nullable=False),  # seats per table
+    Column("rated", Integer, nullable=False),
+    Column("preset", String(24), nullable=False),
+    Column("starts", Float, nullable=False, index=True),
+    Column("ends", Float),  # arena: no new pairing after this
+    Column("rounds", Integer),  # swiss
+    Column("round", Integer, nullable=False, default=0),
+    Column("state", String(10), nullable=False, index=True),  # scheduled, running, finished
+    Column("max_entries", Integer, nullable=False),
+    Column("creator_id", Integer),  # None: a built-in scheduled tournament
+    Column("schedule", String(60), unique=True),  # the built-in slot, e.g. arena:hourly:4p@<t>
+    Column("created", Float, nullable=False),
+    Column("finished", Float),
+    Column("owner", String(64)),  # the director's lease: the process directing it ...
+    Column("expires", Float, nullable=False, default=0.0),  # ... until then
+)
+"""One row per tournament, with the lease of the process directing it."""
+
+tournament_entries_t = Table(
+    "sk_tournament_entries",
+    metadata,
+    Column("id", String(24), primary_key=True),
+    Column("tournament_id", String(24), nullable=False, index=True),
+    Column("user_id", Integer, nullable=False),
+    Column("name", String(40), nullable=False),
+    Column("bot", String(40)),  # a bot entrant (invited by the creator)
+    Column("token_hash", String(64)),  # the entry's secret (None for a bot)
+    Column("state", String(10), nullable=False),  # active, withdrawn
+    Column("score", Integer, nullable=False, default=0),
+    Column("games", Integer, nullable=False, default=0),
+    Column("wins", Integer, nullable=False, default=0),
+    Column("streak", Integer, nullable=False, default=0),  # wins in a row
+    Column("game_id", String(24)),  # the game being played (None: free)
+    Column("joined", Float, nullable=False),
+    Column("seen", Float, nullable=False),  # the entrant's last look at the tournament
+    Column("free_since", Float, nullable=False),
+    Index("ux_sk_tournament_entries_user", "tournament_id", "user_id", unique=True),
+)
+"""The entrants and their running standings (recomputable from the games)."""
+
+tournament_games_t = Table(
+    "sk_tournament_games",
+    metadata,
+    Column("id", String(24), primary_key=True),
+    Column("tournament_id", String(24), nullable=False, index=True),
+    Column("round", Integer, nullable=False),
+    Column("seq", Integer, nullable=False),  # the order games were made in
+    Column("table_id", String(32), index=True),
+    Column("state", String(10), nullable=False),  # seating, playing, done, void, bye
+    Column("created", Float, nullable=False),
+    Column("finished", Float),
+)
+
+tournament_seats_t = Table(
+    "sk_tournament_seats",
+    metadata,
+    Column("game_id", String(24), primary_key=True),
+    Column("entry_id", String(24), primary_key=True, index=True),
+    Column("seat", Integer),  # None for a bye
+    Column("points", Integer),  # awarded once the game is settled
+)
+"""Who played which tournament game at which seat, and what it earned."""
+
+
+# Per-account preferences (revision 0012, issue 22 item 6).
+account_prefs_t = Table(
+    "sk_account_prefs",
+    metadata,
+    Column("user_id", Integer, ForeignKey("sk_users.id"), primary_key=True),
+    Column("deck", String(12), nullable=True),  # NULL: not chosen, the browser's stands
+    Column("letters", String(8), nullable=True),
+    Column("table_colour", String(8), nullable=True),
+    Column("notify", Integer, nullable=True),
+    Column("lang", String(8), nullable=True),
+    Column("updated", Float, nullable=False),
+)
+"""The look of the game an account chose (platform/prefs.py): one column per
+preference, so two devices changing different ones never overwrite each other."""

@@ -32,6 +32,7 @@ import time
 from ...bots import catalogue
 from ...bots.catalogue import make_agent
 from ...core import Move, Observation
+from ..runtime import metrics
 from ..runtime.pools import kill_pool, pool_pids, spawn_pool
 
 CHEAP_BOTS = catalogue.cheap_bots()
@@ -126,7 +127,19 @@ class BotRunner:
         return name
 
     async def move(self, spec: str, seed: int, obs: Observation) -> str:
-        """The move of bot ``spec`` for ``obs`` (a thread if processes are unavailable)."""
+        """The move of bot ``spec`` for ``obs`` (a thread if processes are unavailable);
+        the time it took is observed per bot kind (the operator's engines as one,
+        ``engine``: their names are the operator's, not a bounded set)."""
+        kind = spec.partition(":")[0]
+        started = time.perf_counter()
+        try:
+            return await self._choose(spec, seed, obs)
+        finally:
+            label = kind if kind in catalogue.KINDS else "engine"
+            metrics.observe_think(label, time.perf_counter() - started)
+
+    async def _choose(self, spec: str, seed: int, obs: Observation) -> str:
+        """The move, from wherever bot ``spec`` thinks (see :meth:`move`)."""
         if spec in self.engines.names:
             return str(await asyncio.to_thread(self.engines.choose, spec, seed, obs))
         if spec.partition(":")[0] not in catalogue.KINDS:  # an engine no longer configured

@@ -19,6 +19,7 @@ from typing import Any, Literal
 from ...bots.catalogue import make_agent
 from ...bots.rating import Rating
 from ...core import Move, Observation, observe
+from ..runtime import metrics
 from ..storage.store import AsyncAppender, Store, StoredTable
 from ..wire.schemas import (
     ClientHint,
@@ -95,6 +96,7 @@ class TableMaster:
     async def handle(self, live: LiveTable, conn: Conn, msg: TableMessage) -> None:
         """Act on one validated client message (after the hello)."""
         if isinstance(msg, ClientMove):
+            received = time.perf_counter()
             # checked against the committed state only: a move of this table still
             # being stored may yet lose to another process's (issue 20, item 2)
             await live.settled()
@@ -112,6 +114,9 @@ class TableMaster:
                 return
             if not await self.commit(live, pending.event, pending):
                 conn.send(error_text("stale", "the table changed; try again"))
+                return
+            # received, checked, stored and sent to every viewer here: once per move
+            metrics.MOVE_SECONDS.observe(time.perf_counter() - received)
         elif isinstance(msg, ClientHint):
             await self._hint(live, conn)
         elif isinstance(msg, ClientPing):
@@ -208,6 +213,8 @@ class TableMaster:
             live.pending -= 1
         if stored:
             self.actions += 1
+            by = "deal" if event.get("kind") == "deal" else str(event.get("by", "other"))
+            metrics.count_action(by)
             live.turn_since = time.monotonic()
         self.changed(live)
         return stored

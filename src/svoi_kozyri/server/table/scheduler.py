@@ -30,6 +30,7 @@ from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
 from ...core import observe
+from ..runtime.logs import REQUEST_ID, TABLE_ID
 from .bot_runner import BotRunner
 from .game import PendingMove
 from .live import LiveTable
@@ -172,6 +173,10 @@ class Scheduler:
 
     async def _fire(self, live: LiveTable, version: int, kind: str) -> None:
         game = live.game
+        # this task's own context: its log lines name the table, and no request
+        # (the timer may have been armed while serving one, long ago)
+        TABLE_ID.set(game.table_id)
+        REQUEST_ID.set(None)
         if game.version != version or self.commit is None:
             return
         if not self.peer.may_act(live):  # the lease went to another process

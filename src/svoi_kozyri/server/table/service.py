@@ -9,15 +9,41 @@ module below ``web`` imports the hub and none holds it as ``Any``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 from ..storage.store import Store
-from ..wire.schemas import CreateTableRequest, JoinRequest, SeatGrant
+from ..wire.schemas import CreateTableRequest, JoinRequest, SeatGrant, TableConfig
 from .live import LiveTable
 from .master import TableMaster
 from .peer import TablePeer
 
-__all__ = ["TableService"]
+__all__ = ["Holder", "TableService", "TokenLimiter"]
+
+
+class TokenLimiter(Protocol):
+    """Rate limits by purpose and client (``edge.guard.SharedLimiter``)."""
+
+    def check(self, purpose: str, client: str) -> None:
+        """Take a token of ``purpose`` for ``client``, or raise ``RateLimited``."""
+        ...
+
+
+@dataclass(frozen=True)
+class Holder:
+    """A player seated at a new table by the server, not by a join request.
+
+    Pairing, challenges and tournaments seat people who are not on the table's
+    page when it is made.  Each already holds a secret (the seek's, the
+    challenge's, the tournament entry's token, given to their browser once); the
+    seat takes that secret's hash, so no seat token is made, stored in clear or
+    sent, and the browser that holds the secret opens the table with it."""
+
+    name: str
+    token_hash: str
+    user_id: int | None = None
+    """The account that sits there (linked to the seat), None for a guest."""
 
 
 class TableService(Protocol):
@@ -75,4 +101,15 @@ class TableService(Protocol):
 
     def join(self, table_id: str, req: JoinRequest, base_url: str, client: str = "") -> SeatGrant:
         """Take a free human seat of a table."""
+        ...
+
+    def create_seated(self, config: TableConfig, holders: Sequence[Holder]) -> str:
+        """Create a table whose human seats (in order) go to ``holders``; its id.
+        No rate limit is spent: the caller limits what led to it (a seek, a
+        challenge, a tournament round)."""
+        ...
+
+    @property
+    def limiter(self) -> TokenLimiter:
+        """Rate limits shared by every process (per purpose and client)."""
         ...

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 from collections.abc import AsyncIterator, Sequence
 from importlib import resources
@@ -25,6 +26,7 @@ from ..edge.guard import (
     parse_proxies,
 )
 from ..features import analysis_api, deals, learn, session_end
+from ..platform import prefs
 from ..platform.accounts import AccountSettings
 from ..platform.install import install_players
 from ..runtime import gcpolicy, loopwatch
@@ -32,6 +34,7 @@ from ..storage.store import Store
 from ..table.scheduler import IDLE_PAUSE_S, UNATTENDED_DELAY_S
 from .errors import install_errors
 from .hub import Hub
+from .observability import install_observability
 from .routes_site import site_router
 from .routes_tables import tables_router
 
@@ -39,11 +42,14 @@ STATIC_DIR = Path(str(resources.files("svoi_kozyri") / "web" / "static"))
 
 
 def body_limits() -> dict[str, int]:
-    """Request body limits of the endpoints that take more than
-    :data:`~.guard.MAX_BODY_BYTES` (docs/protocol.md lists them): the analysis
-    of a record takes :data:`~.analysis_api.MAX_RECORD_CHARS` characters, each
-    at most 4 bytes of UTF-8, plus the rest of the request."""
-    return {"/api/analysis/record": 4 * analysis_api.MAX_RECORD_CHARS + 4096}
+    """Request body limits other than :data:`~.guard.MAX_BODY_BYTES`
+    (docs/protocol.md lists them): the analysis of a record takes
+    :data:`~.analysis_api.MAX_RECORD_CHARS` characters, each at most 4 bytes of
+    UTF-8, plus the rest of the request; the account's preferences far less."""
+    return {
+        "/api/analysis/record": 4 * analysis_api.MAX_RECORD_CHARS + 4096,
+        "/api/account/prefs": prefs.MAX_BODY_BYTES,
+    }
 
 
 ENV_PREFIX = "SVOI_KOZYRI_SERVE_"
@@ -59,6 +65,8 @@ def app_from_env() -> FastAPI:
 
     env = os.environ
     die_with_parent(int(env.get(ENV_PREFIX + "SUPERVISOR") or os.getppid()))
+    if env.get(ENV_PREFIX + "LOG_FORMAT") == "json":  # uvicorn set up the handlers
+        logging.captureWarnings(True)
     return create_app(
         env[ENV_PREFIX + "DATABASE"],
         limits=Limits.off() if env.get(ENV_PREFIX + "NO_RATE_LIMITS") == "1" else None,
@@ -68,6 +76,8 @@ def app_from_env() -> FastAPI:
         engines=json.loads(env.get(ENV_PREFIX + "ENGINES", "{}")),
         trusted_proxies=json.loads(env.get(ENV_PREFIX + "TRUSTED_PROXIES", "[]")),
         public_origins=json.loads(env.get(ENV_PREFIX + "PUBLIC_ORIGINS", "[]")),
+        tournaments=json.loads(env.get(ENV_PREFIX + "TOURNAMENTS", "[]")),
+        metrics_token=env.get(ENV_PREFIX + "METRICS_TOKEN") or None,
     )
 
 
@@ -84,6 +94,8 @@ def create_app(
     trusted_proxies: Sequence[str] = (),
     public_origins: Sequence[str] = (),
     unattended_delay_s: float = UNATTENDED_DELAY_S,
+    tournaments: Sequence[str] = (),
+    metrics_token: str | None = None,
 ) -> FastAPI:
     """The web app storing its tables at ``database_url`` (any SQLAlchemy URL).
 
@@ -104,6 +116,10 @@ def create_app(
     ``X-Forwarded-For`` / ``X-Forwarded-Proto`` are believed (none by default).
     ``public_origins``: the origins (``https://host``) the pages are served at,
     named in the policy's ``connect-src`` (by default ``'self'`` only).
+    ``tournaments``: built-in scheduled tournaments (``arena:hourly:4p``, see
+    :func:`~..platform.tournaments.parse_schedule`).
+    ``metrics_token``: the bearer token ``GET /metrics`` asks for (none by default:
+    see docs/observability.md on keeping it private).
     """
     store = Store(database_url, migrate=migrate)
     hub = Hub(
@@ -124,12 +140,14 @@ def create_app(
             watch.start()
         await hub.start()
         await players.start()
+        await observability.start()
         collector = gcpolicy.from_env()  # the collector's long pauses, see gcpolicy.py
         if collector is not None:
             collector.start()
         try:
             yield
         finally:
+            await observability.stop()
             if collector is not None:
                 await collector.stop()
             await players.stop()
@@ -148,13 +166,14 @@ def create_app(
         openapi_url="/api/openapi.json",
     )
     app.state.hub = hub
-    players = install_players(app, hub, store, accounts)
+    players = install_players(app, hub, store, accounts, tournaments)
     app.add_middleware(BodyLimitMiddleware, limits=body_limits())
     app.add_middleware(SecurityHeadersMiddleware, origins=list(public_origins))
     # outermost: every other part sees the client's address as configured
     app.add_middleware(TrustedProxyMiddleware, proxies=parse_proxies(trusted_proxies))
 
     install_errors(app)
+    observability = install_observability(app, hub, metrics_token)  # outermost middleware
     app.include_router(site_router(hub))
     app.include_router(tables_router(hub, players))
     for router in (learn.router, analysis_api.router, deals.router, session_end.router):

@@ -6,7 +6,8 @@ an account's, a limit's, a feature's) answered as ``{"code", "message"}`` with i
 status and ``Retry-After`` where it has one; a request that does not match its
 schema is 422 ``invalid`` with the errors but never the input (it may be
 megabytes, NaN or a lone surrogate); a seat token in a URL is refused (it would
-land in logs and history).
+land in logs and history).  Each refusal is counted by its code
+(``svoi_kozyri_errors_total{where="http"}``, :mod:`..runtime.metrics`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 
+from ..runtime.metrics import count_error
 from ..wire.errors import ApiError
 
 __all__ = ["install_errors"]
@@ -29,6 +31,7 @@ def _plain(text: str) -> str:
 
 async def _api_error(_request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, ApiError)
+    count_error("http", exc.code)
     retry = exc.retry_after_header
     headers = {"Retry-After": retry} if retry is not None else None
     return JSONResponse(exc.body(), status_code=exc.status, headers=headers)
@@ -36,6 +39,7 @@ async def _api_error(_request: Request, exc: Exception) -> JSONResponse:
 
 async def _invalid(_request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
+    count_error("http", "invalid")
     errors = [
         {
             "loc": [str(x) for x in e.get("loc", ())][:8],
@@ -51,6 +55,7 @@ async def _no_token_in_urls(
     request: Request, call_next: Callable[[Request], Awaitable[Response]]
 ) -> Response:
     if "token" in request.query_params:
+        count_error("http", "token_in_url")
         return JSONResponse(
             {
                 "code": "token_in_url",

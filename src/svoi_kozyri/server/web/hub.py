@@ -22,7 +22,7 @@ import contextlib
 import logging
 import random
 import time
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Sequence
 from typing import Any
 
 from fastapi import WebSocket, WebSocketDisconnect
@@ -37,6 +37,7 @@ from ..table.live import LiveTable
 from ..table.master import TableMaster, game_from_stored
 from ..table.peer import TablePeer
 from ..table.scheduler import IDLE_PAUSE_S, UNATTENDED_DELAY_S, Scheduler
+from ..table.service import Holder
 from ..wire.auth import LinkSigner, hash_token, new_token, seat_of_token
 from ..wire.schemas import (
     ChatMessage,
@@ -46,6 +47,7 @@ from ..wire.schemas import (
     LobbyEntry,
     SeatGrant,
     ServerWelcome,
+    TableConfig,
 )
 from ..wire.transport import CLOSE_POLICY, Conn, FatalMessage, error_text, parse_client_message
 from ..wire.transport import receive_text as _receive_text
@@ -219,6 +221,29 @@ class Hub:
         by server/features/deals.py, issue 20 item 1)."""
         self.limiter.check(purpose, client)
         cfg = req.config
+        table_id = self._new_table(cfg)
+        humans = [i for i, s in enumerate(cfg.seats) if s.kind == "human"]
+        first = seat if seat in humans else humans[0]
+        grant = self._join(table_id, JoinRequest(name=req.name, seat=first), base_url)
+        self.peer.announce_new(table_id)
+        return grant
+
+    def create_seated(self, config: TableConfig, holders: Sequence[Holder]) -> str:
+        """Create a table whose human seats, in order, go to ``holders`` (each
+        seated by the hash of a secret it already holds, :class:`~..table.service.Holder`);
+        the table's id.  Spends no rate limit: pairing, challenges and tournaments
+        limit the requests that lead here."""
+        humans = [i for i, s in enumerate(config.seats) if s.kind == "human"]
+        if len(humans) != len(holders):
+            raise TableError("bad_config", "one holder for each human seat")
+        table_id = self._new_table(config)
+        for seat, holder in zip(humans, holders, strict=True):
+            self._claim(table_id, JoinRequest(name=holder.name, seat=seat), holder.token_hash)
+        self.peer.announce_new(table_id)
+        return table_id
+
+    def _new_table(self, cfg: TableConfig) -> str:
+        """Check the seats, store a new table with a fresh seed and keep it live."""
         for s in cfg.seats:
             if s.kind == "bot":
                 try:
@@ -244,10 +269,7 @@ class Hub:
             ],
         )
         self.tables[table_id] = LiveTable.fresh(game)
-        first = seat if seat in humans else humans[0]
-        grant = self._join(table_id, JoinRequest(name=req.name, seat=first), base_url)
-        self.peer.announce_new(table_id)
-        return grant
+        return table_id
 
     def join(self, table_id: str, req: JoinRequest, base_url: str, client: str = "") -> SeatGrant:
         """Take a free human seat (the one asked for, or the first free one)."""
@@ -255,12 +277,22 @@ class Hub:
         return self._join(table_id, req, base_url)
 
     def _join(self, table_id: str, req: JoinRequest, base_url: str) -> SeatGrant:
+        token = new_token()
+        seat = self._claim(table_id, req, hash_token(token))
+        return SeatGrant(
+            table_id=table_id,
+            seat=seat,
+            token=token,
+            invite_url=f"{base_url.rstrip('/')}/#/t/{table_id}",
+        )
+
+    def _claim(self, table_id: str, req: JoinRequest, th: str) -> int:
+        """Give a free human seat (the one asked for, or the first) to the holder
+        of the token whose hash is ``th``; the seat."""
         live = self.get(table_id)
         if live is None:
             raise TableError("no_table", f"no table {table_id!r}")
         game = live.game
-        token = new_token()
-        th = hash_token(token)
         for _ in range(game.n):
             free = [i for i, s in enumerate(game.seats) if not s.taken]
             if req.seat is not None:
@@ -288,12 +320,7 @@ class Hub:
         live.absent_since[seat] = time.monotonic()
         self.peer.announce_seats(table_id)
         self.master.changed(live)
-        return SeatGrant(
-            table_id=table_id,
-            seat=seat,
-            token=token,
-            invite_url=f"{base_url.rstrip('/')}/#/t/{table_id}",
-        )
+        return seat
 
     def lobby(self, limit: int = LOBBY_PAGE, offset: int = 0) -> list[LobbyEntry]:
         """A page of the listed tables that are waiting or being played, newest first."""

@@ -32,8 +32,22 @@ THEME_COLOUR = "#0d3a21"
 """The header's and the browser's bar colour (the felt's edge, static/style.css)."""
 
 
-def manifest() -> dict[str, Any]:
-    """The web app manifest: what a browser needs to offer the site as an app."""
+@cache
+def _catalogue(lang: str) -> dict[str, str]:
+    """The page catalogue of ``lang`` (static/i18n), read once per process."""
+    text = (_STATIC / "i18n" / f"{lang}.json").read_text(encoding="utf-8")
+    catalogue: dict[str, str] = json.loads(text)
+    return catalogue
+
+
+def manifest(lang: str = "en") -> dict[str, Any]:
+    """The web app manifest in ``lang`` (one of the site's languages): what a
+    browser needs to offer the site as an app, its name and description worded
+    from the pages' catalogue.  The ``id`` is the same in every language, so an
+    installed app is one app whatever language it was installed in."""
+    words = _catalogue(lang)
+    english = _catalogue("en")
+    name = words.get("app.title") or english["app.title"]
     icons = [
         {"src": f"/static/icons/{kind}-{size}.png", "sizes": f"{size}x{size}", "type": "image/png"}
         | {"purpose": "maskable" if kind == "maskable" else "any"}
@@ -42,10 +56,11 @@ def manifest() -> dict[str, Any]:
     ]
     return {
         "id": "/",
-        "name": "Svoi Kozyri",
-        "short_name": "Svoi Kozyri",
-        "description": "The Russian card game Svoi Kozyri: play friends and bots.",
-        "lang": "en",
+        "name": name,
+        "short_name": name,
+        "description": words.get("manifest.description") or english["manifest.description"],
+        "lang": lang,
+        "dir": "ltr",
         "start_url": "/",
         "scope": "/",
         "display": "standalone",
@@ -111,12 +126,15 @@ def site_router(hub: Hub) -> APIRouter:
         }
 
     @r.get("/manifest.webmanifest", include_in_schema=False)
-    async def web_manifest() -> Response:
-        """The web app manifest (every page links it)."""
+    async def web_manifest(
+        accept_language: Annotated[str | None, Header()] = None,
+    ) -> Response:
+        """The web app manifest (every page links it) in the browser's language
+        (``Accept-Language``, as the rules page; else English)."""
         return Response(
-            json.dumps(manifest(), ensure_ascii=False),
+            json.dumps(manifest(learn.rules_language(accept_language)), ensure_ascii=False),
             media_type="application/manifest+json",
-            headers={"Cache-Control": "public, max-age=3600"},
+            headers={"Cache-Control": "public, max-age=3600", "Vary": "Accept-Language"},
         )
 
     @r.get("/sw.js", include_in_schema=False)

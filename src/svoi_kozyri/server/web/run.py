@@ -11,11 +11,15 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Sequence
+from typing import Any
 
 import uvicorn
 from sqlalchemy.engine import make_url
+from uvicorn.config import LOG_LEVELS
 
 from ..edge.guard import Limits, check_origin, install_log_redaction, parse_proxies
+from ..platform.tournaments import parse_schedule
+from ..runtime import logs, metrics
 from ..storage.store import Store
 from ..table.scheduler import IDLE_PAUSE_S, UNATTENDED_DELAY_S
 from .app import ENV_PREFIX, create_app
@@ -44,6 +48,9 @@ def run_server(
     engines: dict[str, str] | None = None,
     trusted_proxies: Sequence[str] = (),
     public_origins: Sequence[str] = (),
+    tournaments: Sequence[str] = (),
+    log_format: str = "text",
+    metrics_token: str | None = None,
 ) -> None:
     """Serve until interrupted (raises the database's errors before serving).
 
@@ -51,8 +58,20 @@ def run_server(
     ``X-Forwarded-For`` names the client (:class:`~.guard.TrustedProxyMiddleware`;
     uvicorn's own proxy headers, which trust 127.0.0.1, are off).
     ``public_origins``: the origins the pages are served at (the page policy's
-    ``connect-src``).  Both are checked here, before anything starts."""
+    ``connect-src``).  ``tournaments``: built-in scheduled tournaments
+    (``arena:hourly:4p``).  All are checked here, before anything starts.
+    ``log_format``: ``text`` (uvicorn's lines) or ``json`` (one object a line,
+    :mod:`..runtime.logs`).  ``metrics_token``: the bearer token ``/metrics``
+    asks for (docs/observability.md)."""
+    if log_format not in logs.LOG_FORMATS:
+        raise ValueError(f"log format {log_format!r}: choose from {', '.join(logs.LOG_FORMATS)}")
+    log_options: dict[str, Any] = {}
+    if log_format == "json":
+        logs.use_json(LOG_LEVELS[log_level])
+        log_options["log_config"] = logs.log_config(LOG_LEVELS[log_level])
     install_log_redaction()
+    for spec in tournaments:
+        parse_schedule(spec)  # ValueError names what is wrong
     parse_proxies(trusted_proxies)
     origins = [check_origin(o) for o in public_origins]
     if workers <= 1:
@@ -66,9 +85,12 @@ def run_server(
             engines=engines,
             trusted_proxies=trusted_proxies,
             public_origins=origins,
+            tournaments=tournaments,
+            metrics_token=metrics_token,
         )
         uvicorn.run(
             app,
+            **log_options,
             proxy_headers=False,
             host=host,
             port=port,
@@ -92,19 +114,25 @@ def run_server(
     os.environ[ENV_PREFIX + "UNATTENDED_DELAY"] = str(unattended_delay_s)
     os.environ[ENV_PREFIX + "TRUSTED_PROXIES"] = json.dumps(list(trusted_proxies))
     os.environ[ENV_PREFIX + "PUBLIC_ORIGINS"] = json.dumps(origins)
+    os.environ[ENV_PREFIX + "TOURNAMENTS"] = json.dumps(list(tournaments))
     # the supervisor's pid: a worker still starting when the supervisor dies
     # would otherwise take its new parent (init) for the supervisor and live on
     os.environ[ENV_PREFIX + "SUPERVISOR"] = str(os.getpid())
-    uvicorn.run(
-        "svoi_kozyri.server.web.app:app_from_env",
-        factory=True,
-        proxy_headers=False,
-        workers=workers,
-        host=host,
-        port=port,
-        log_level=log_level,
-        ws_max_size=WS_MAX_SIZE,
-        ws_per_message_deflate=False,
-        ws_ping_interval=ws_ping_interval,
-        ws_ping_timeout=ws_ping_interval,
-    )
+    os.environ[ENV_PREFIX + "METRICS_TOKEN"] = metrics_token or ""
+    os.environ[ENV_PREFIX + "LOG_FORMAT"] = log_format
+    # every worker keeps its metrics in files here; a scrape merges them all
+    with metrics.multiproc_dir():
+        uvicorn.run(
+            "svoi_kozyri.server.web.app:app_from_env",
+            factory=True,
+            proxy_headers=False,
+            workers=workers,
+            host=host,
+            port=port,
+            log_level=log_level,
+            ws_max_size=WS_MAX_SIZE,
+            ws_per_message_deflate=False,
+            ws_ping_interval=ws_ping_interval,
+            ws_ping_timeout=ws_ping_interval,
+            **log_options,
+        )

@@ -32,6 +32,7 @@ from typing import Any
 from fastapi import WebSocket
 from pydantic import TypeAdapter, ValidationError
 
+from ..runtime import metrics
 from .schemas import MAX_MESSAGE_BYTES, AnyClientMessage, ClientMessage, ServerError
 
 MAX_DEPTH = 4
@@ -63,7 +64,9 @@ MESSAGE_TYPES = frozenset({"hello", "move", "hint", "ping", "chat", "mute", "cha
 
 
 def error_text(code: str, message: str) -> str:
-    """An ``error`` message as JSON."""
+    """An ``error`` message as JSON (counted by its code: every socket error is
+    made here)."""
+    metrics.count_error("socket", code)
     return ServerError(code=code, message=message).model_dump_json()
 
 

@@ -8,6 +8,8 @@
 import { request as call } from "./api.js";
 import { html, useEffect, useRef, useState } from "./html.js";
 import { t } from "./i18n.js";
+import { followAccount } from "./prefs.js";
+import { FriendsNav } from "./friends_nav.js";
 
 /** @typedef {import("./wire.js").AccountUser} AccountUser */
 /** @typedef {import("./wire.js").AccountReply} AccountReply */
@@ -44,9 +46,14 @@ function guestClaims() {
   return out;
 }
 
-/** Set who is logged in and tell every component. */
-export function setUser(/** @type {AccountUser | null} */ user) {
+/** Set who is logged in and tell every component; the account's preferences
+ * (the look of the game) are followed, and applied when `loggedIn` (the player
+ * has just logged in or created the account here; prefs.js).
+ * @param {AccountUser | null} user
+ * @param {boolean} [loggedIn] */
+export function setUser(user, loggedIn = false) {
   me = user;
+  followAccount(user, loggedIn);
   window.dispatchEvent(new CustomEvent("sk-account", { detail: me }));
 }
 
@@ -125,7 +132,7 @@ export function AccountBar() {
       } catch {
         /* storage may be switched off: the name is only a convenience */
       }
-      setUser(res.user);
+      setUser(res.user, true);
       if (res.claimed && res.claimed.length) setNote(t("account.claimed", { count: res.claimed.length }));
     } catch (e) {
       setError(/** @type {Error} */ (e).message);
@@ -161,5 +168,5 @@ export function AccountBar() {
               <p class="error small" id="account-error" role="alert">${error}</p>
             </form>`
           : null}`;
-  return html`<div id="account-bar" class="account-bar" data-checked=${checked ? "true" : undefined}>${body}</div>`;
+  return html`<div id="account-bar" class="account-bar" data-checked=${checked ? "true" : undefined}><${FriendsNav} user=${user} />${body}</div>`;
 }

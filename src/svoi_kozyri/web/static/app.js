@@ -11,6 +11,8 @@ import { Header } from "./header.js";
 import { initI18n, language, onLanguage, t } from "./i18n.js";
 import { Lobby, NameField, useAccount } from "./lobby.js";
 import { Profile } from "./profile.js";
+import { Friends } from "./friends.js";
+import { Tournaments } from "./tournament.js";
 import { paceMs } from "./motion.js";
 import { store } from "./store.js";
 import { Table } from "./table.js";
@@ -234,9 +236,12 @@ function App() {
   if ((m = hash.match(/^#\/t\/([a-z0-9]+)/))) page = html`<${TablePage} key=${hash} tableId=${m[1]} watch=${hash.includes("?watch")} />`;
   else if ((m = hash.match(/^#\/r\/([a-z0-9]+)/))) page = html`<${ReplayPage} key=${hash} tableId=${m[1]} />`;
   else if ((m = hash.match(/^#\/u\/([A-Za-z0-9_%-]{1,64})$/))) page = html`<${Profile} key=${hash} name=${decodeURIComponent(m[1])} />`;
+  else if ((m = hash.match(/^#\/tournaments(?:\/([a-z0-9]{1,24}))?$/))) page = html`<${Tournaments} key=${hash} id=${m[1] || null} />`;
+  else if (hash === "#/friends") page = html`<${Friends} key=${hash} />`;
   else page = html`<${Lobby} />`;
   const atTable = /^#\/[tr]\//.test(hash);
-  return html`<${Header} inApp=${true} atTable=${atTable} current=${atTable ? undefined : "back-to-lobby"} /><main id="app">${page}</main>`;
+  const current = atTable ? undefined : hash.startsWith("#/tournaments") ? "nav-tournaments" : hash === "#/friends" ? "nav-friends" : "back-to-lobby";
+  return html`<${Header} inApp=${true} atTable=${atTable} current=${current} /><main id="app">${page}</main>`;
 }
 
 initI18n().then(() => {

@@ -28,6 +28,7 @@ export function headerLinks(lang, inApp = false) {
   return [
     // inside the table app the lobby is a route (no reload); elsewhere the page "/"
     ["back-to-lobby", inApp ? "#/" : "/", "nav.lobby"],
+    ["nav-tournaments", inApp ? "#/tournaments" : "/#/tournaments", "nav.tournaments"],
     ["nav-learn", "/learn", "nav.learn"],
     ["nav-daily", "/deal?daily", "nav.daily"],
     ["nav-rules", `/rules/${lang}`, "nav.rules"],

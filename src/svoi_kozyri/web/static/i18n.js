@@ -114,6 +114,13 @@ function storedLanguage() {
   }
 }
 
+/** The language this browser chose (remembered), or null while it follows the
+ * browser's own languages (prefs.js gives a chosen one to the account). */
+export function chosenLanguage() {
+  const stored = storedLanguage();
+  return stored && LANGUAGES.includes(stored) ? stored : null;
+}
+
 /** Load English and the chosen language (stored choice, else the browser's). */
 export async function initI18n() {
   const stored = storedLanguage();
@@ -122,7 +129,9 @@ export async function initI18n() {
   await setLanguage(lang, { remember: false });
 }
 
-/** Switch the language (remembered in localStorage) and redraw whoever listens. */
+/** Switch the language (remembered in localStorage unless `remember` is false:
+ * the first choice from the browser's languages) and redraw whoever listens;
+ * listeners learn whether it was remembered (a person's choice, prefs.js). */
 export async function setLanguage(lang, { remember = true } = {}) {
   if (!LANGUAGES.includes(lang)) lang = "en";
   try {
@@ -139,14 +148,14 @@ export async function setLanguage(lang, { remember = true } = {}) {
       /* private mode: the choice lasts for this page only */
     }
   }
-  for (const fn of listeners) fn(lang);
+  for (const fn of listeners) fn(lang, remember);
 }
 
 export function language() {
   return current;
 }
 
-/** Call `fn(lang)` whenever the language changes; returns the unsubscribe function. */
+/** Call `fn(lang, remembered)` whenever the language changes; returns the unsubscribe function. */
 export function onLanguage(fn) {
   listeners.add(fn);
   return () => listeners.delete(fn);

@@ -10,6 +10,7 @@ import { store } from "./store.js";
 import { cardSrc } from "./theme.js";
 import { useAccount } from "./account.js";
 import { LiveLobby } from "./lobby_live.js";
+import { OpenSeeks, PlayWithPeople } from "./pairing.js";
 
 export { useAccount };
 
@@ -184,6 +185,8 @@ export function Lobby() {
   const [options, setOptions] = useState(null);
   const [error, setError] = useState("");
   const [busy, setBusy] = useState(false);
+  // a listed seek's "Play": the same game, sought at once (pairing.js)
+  const [prefill, setPrefill] = useState(null);
   useEffect(() => {
     api.bots().then(setBots).catch(() => {});
     api.rulesOptions().then((d) => setOptions(d.options)).catch(() => setOptions([]));
@@ -222,7 +225,13 @@ export function Lobby() {
       <p>${t("lobby.intro")}</p>
       <div class="hero-row">
         <${NameField} value=${typed} onInput=${setName} account=${user?.username} />
-        <button class="primary big" id="play-now" disabled=${busy} onClick=${playNow}>${t("lobby.playNow")}</button>
+        <button class="primary big" id="play-now" disabled=${busy} onClick=${playNow}>${t("lobby.playBots")}</button>
+        <a class="button big" id="play-people" href="#play-people-panel" onClick=${(e) => {
+          e.preventDefault();
+          const panel = document.getElementById("play-people-panel");
+          panel?.scrollIntoView({ behavior: "smooth", block: "start" });
+          panel?.querySelector("select, button")?.focus({ preventScroll: true });
+        }}>${t("lobby.playPeople")}</a>
       </div>
       <p class="small muted">${t("lobby.playNowHint", { bot: botName(bots.default, t), count: lossDefault })}</p>
       ${error ? html`<p class="error" role="alert">${error}</p>` : null}
@@ -231,6 +240,15 @@ export function Lobby() {
         <a class="button" id="lobby-learn" href="/learn">${t("nav.learn")}</a>
         <a class="button" id="lobby-daily" href="/deal?daily">${t("nav.daily")}</a>
       </p>
+    </section>
+    <section class="panel play-people" id="play-people-panel" aria-labelledby="play-people-title">
+      <h2 id="play-people-title">${t("pairing.title")}</h2>
+      <p class="small muted">${t("pairing.intro")}</p>
+      <${PlayWithPeople} name=${name} user=${user} prefill=${prefill} />
+      <${OpenSeeks} onPlay=${(choice) => {
+        setPrefill({ ...choice });
+        document.getElementById("play-people-panel")?.scrollIntoView({ block: "start" });
+      }} />
     </section>
     <section class="panel">
       <${LiveLobby} />

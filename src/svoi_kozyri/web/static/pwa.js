@@ -66,20 +66,26 @@ export function restoreTab() {
   saved = null;
 }
 
-/** The turn came to the player: if the tab is hidden, say so in its title and
- * icon and, when switched on and allowed, with a system notification. */
-export function callBackToTurn() {
+/** Something calls the player back while the tab is hidden: say it in the
+ * tab's title and icon and, when switched on and allowed, with a system
+ * notification through the service worker (nothing goes to a push service).
+ * One function for every reason (your turn, a table found, a challenge, a
+ * tournament game), so they all behave alike.
+ * @param {{headline: string, title: string, body: string, tag: string}} what
+ *   headline: the title's prefix; title/body: the notification's; tag: one
+ *   notification per tag (a newer one replaces it) */
+export function callBack({ headline, title, body, tag }) {
   if (typeof document === "undefined" || !document.hidden) return;
   const link = iconLink();
   if (!saved) saved = { title: document.title, icon: link ? link.getAttribute("href") : null };
-  document.title = `● ${t("announce.yourTurn")} · ${saved.title}`;
+  document.title = `● ${headline} · ${saved.title}`;
   if (link) link.setAttribute("href", TURN_ICON);
   if (store.notify() && notificationPermission() === "granted") {
     navigator.serviceWorker.ready
       .then((reg) =>
-        reg.showNotification(t("notify.title"), {
-          body: t("notify.body"),
-          tag: "sk-your-turn",
+        reg.showNotification(title, {
+          body,
+          tag,
           icon: "/static/icons/icon-192.png",
           data: { url: location.href },
         }),
@@ -88,6 +94,11 @@ export function callBackToTurn() {
         /* not shown: the title and the icon still say it */
       });
   }
+}
+
+/** The turn came to the player (table.js). */
+export function callBackToTurn() {
+  callBack({ headline: t("announce.yourTurn"), title: t("notify.title"), body: t("notify.body"), tag: "sk-your-turn" });
 }
 
 if (typeof document !== "undefined") {

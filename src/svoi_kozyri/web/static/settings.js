@@ -2,13 +2,16 @@
 // The header's settings (header.js): the card deck, the corner letters, the
 // table's colour (theme.js) and "notify me on my turn" (pwa.js).  A button that
 // opens a small panel under the header (inside the folded menu on a phone); every
-// choice applies at once and is remembered in this browser.  Text only, no
-// inline style, so the strict Content-Security-Policy holds.
+// choice applies at once and is remembered in this browser, and in the account
+// of a logged-in player (prefs.js), whose saved choices the panel shows once
+// they arrive.  Text only, no inline style, so the strict
+// Content-Security-Policy holds.
 import { html, useEffect, useRef, useState } from "./html.js";
 import { t } from "./i18n.js";
+import { save as savePrefs } from "./prefs.js";
 import { notificationPermission, notificationsSupported, setNotifications } from "./pwa.js";
 import { store } from "./store.js";
-import { CORNER_LETTERS, DECKS, TABLE_COLOURS, setTheme, theme } from "./theme.js";
+import { CORNER_LETTERS, DECKS, TABLE_COLOURS, onTheme, setTheme, theme } from "./theme.js";
 
 /** One select of the panel.
  * @param {{id: string, label: string, value: string, options: string[], prefix: string, onChange: (value: string) => void}} props */
@@ -28,8 +31,16 @@ export function Settings() {
   const [note, setNote] = useState("");
   const root = useRef(/** @type {HTMLElement | null} */ (null));
   const button = useRef(/** @type {HTMLButtonElement | null} */ (null));
+  // the theme may change under the panel (an account's choices applied at log-in)
+  useEffect(() => {
+    const off = onTheme((next) => setNow(next));
+    return () => {
+      off();
+    };
+  }, []);
   useEffect(() => {
     if (!open) return undefined;
+    setNotify(store.notify() && notificationPermission() === "granted");
     const onKey = (/** @type {KeyboardEvent} */ ev) => {
       if (ev.key === "Escape") {
         setOpen(false);
@@ -54,6 +65,8 @@ export function Settings() {
     const want = /** @type {HTMLInputElement} */ (ev.currentTarget).checked;
     const on = await setNotifications(want);
     setNotify(on);
+    // the account keeps the player's wish, not this browser's refusal of it
+    if (on === want) savePrefs(["notify"]);
     if (want && !on) setNote(notificationsSupported() ? t("settings.notifyBlocked") : t("settings.notifyUnsupported"));
     else setNote("");
   };

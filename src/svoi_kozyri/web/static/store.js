@@ -43,6 +43,13 @@ export const store = {
   setLetters: (letters) => put("sk.letters", letters),
   tableColour: () => get("sk.table"),
   setTableColour: (colour) => put("sk.table", colour),
+  // the secret of a challenge this browser made, until it is accepted (friends_nav.js)
+  challengeSecret: (id) => get(`sk.challenge.${id}`),
+  setChallengeSecret: (id, secret) => put(`sk.challenge.${id}`, secret),
+  // the tournament a table belongs to (tournament.js sends its entrants there;
+  // the table's end then leads back to the tournament, table.js)
+  tournamentOf: (tableId) => get(`sk.tour.${tableId}`),
+  setTournamentOf: (tableId, id) => put(`sk.tour.${tableId}`, id),
   notify: () => get("sk.notify") === "on",
   setNotify: (on) => put("sk.notify", on ? "on" : "off"),
 };

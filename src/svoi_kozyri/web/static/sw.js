@@ -31,6 +31,8 @@ const SHELL = [
   "/static/page.js",
   "/static/header.js",
   "/static/account.js",
+  "/static/friends_nav.js",
+  "/static/prefs.js",
   "/static/settings.js",
   "/static/theme.js",
   "/static/pwa.js",

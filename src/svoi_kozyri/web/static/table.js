@@ -375,6 +375,21 @@ function RematchButton({ tableId, token }) {
     ${error ? html`<p class="error" role="alert" id="rematch-error">${error}</p>` : null}`;
 }
 
+// A tournament's game is one hand: at its end the entrant goes back to the
+// tournament page, which pairs them again (an arena pairs only entrants who are
+// looking at it), after a few seconds to read the result, or at once on the button.
+const BACK_TO_TOURNAMENT_S = 6;
+function BackToTournament({ tournament }) {
+  useEffect(() => {
+    const timer = setTimeout(() => {
+      location.hash = `#/tournaments/${tournament}`;
+    }, BACK_TO_TOURNAMENT_S * 1000);
+    return () => clearTimeout(timer);
+  }, [tournament]);
+  return html`<a class="button primary" id="back-to-tournament" href=${`#/tournaments/${tournament}`}>${t("banner.backToTournament")}</a>
+    <span class="small">${t("banner.backToTournamentSoon", { count: BACK_TO_TOURNAMENT_S })}</span>`;
+}
+
 function Banner({ view, tableId, readOnly, token }) {
   const s = view.session;
   const hand = view.hand;
@@ -387,6 +402,7 @@ function Banner({ view, tableId, readOnly, token }) {
     : null;
   if (s.over) {
     const you = view.viewer;
+    const tournament = store.tournamentOf(tableId);
     const won = you !== null && s.winners.includes(you);
     return html`<div class="banner over" id="session-over" role="status">
       <strong>${t("banner.sessionOver")}</strong>
@@ -396,7 +412,11 @@ function Banner({ view, tableId, readOnly, token }) {
       ${hand?.result ? html`<div>${resultText(hand.result, nm, you, t)}</div>` : null}
       ${orderList}
       <div class="row">
-        ${!readOnly && token && view.viewer !== null ? html`<${RematchButton} tableId=${tableId} token=${token} />` : null}
+        ${!readOnly && token && view.viewer !== null
+          ? tournament
+            ? html`<${BackToTournament} tournament=${tournament} />`
+            : html`<${RematchButton} tableId=${tableId} token=${token} />`
+          : null}
         <button type="button" id="download-record" onClick=${() => downloadRecord(tableId, token)}>${t("table.record")}</button>
         <a class="button" href=${`#/r/${tableId}`} id="replay-link">${t("table.replay")}</a>
         <a class="button" href=${`/session?table=${tableId}`} id="session-link">${t("session.title")}</a>

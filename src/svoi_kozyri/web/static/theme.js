@@ -4,7 +4,8 @@
 // classic one, a four-colour one, one with large corner indices for phones), the
 // corner letters of the courts and the ace (those of the page's language, or
 // J Q K A, or В Д К Т, whatever the language) and the table's colour (light
-// green felt or dark).  `cardSrc` is the one place that writes a card image's
+// green felt or dark); a logged-in player's choices follow their account too
+// (prefs.js).  `cardSrc` is the one place that writes a card image's
 // address, so every page draws the same deck; the server draws it
 // (/cards/<CARD>.svg?deck=&letters=, svoi_kozyri/svg.py DECKS).
 import { language } from "./i18n.js";
@@ -59,11 +60,12 @@ export function cardSrc(card) {
   return cardSrcFor(card, theme(), language());
 }
 
-/** @type {Set<(theme: Theme) => void>} */
+/** @type {Set<(theme: Theme, change: Partial<Theme>) => void>} */
 const listeners = new Set();
 
-/** Call `fn` whenever the theme changes; returns the unsubscribe function.
- * @param {(theme: Theme) => void} fn */
+/** Call `fn` whenever the theme changes, with the new theme and the change made
+ * (prefs.js saves the keys changed); returns the unsubscribe function.
+ * @param {(theme: Theme, change: Partial<Theme>) => void} fn */
 export function onTheme(fn) {
   listeners.add(fn);
   return () => listeners.delete(fn);
@@ -83,7 +85,7 @@ export function setTheme(change) {
   if (change.table !== undefined) store.setTableColour(oneOf(change.table, TABLE_COLOURS));
   applyTable();
   const now = theme();
-  for (const fn of listeners) fn(now);
+  for (const fn of listeners) fn(now, change);
 }
 
 applyTable();
