@@ -63,7 +63,7 @@ def test_seekers_on_two_processes_meet_within_a_second(two: Two) -> None:  # noq
     start = time.monotonic()
     third = (b, _seek(b, "Cid", 3, "one_hand"))
     views = _seated([first, second, third])
-    assert time.monotonic() - start < 1.5
+    assert time.monotonic() - start < 2.0  # 1 s, and the polls' own time
     (table_id,) = {v["table_id"] for v in views}
     assert sorted(v["seat"] for v in views) == [0, 1, 2]
     # each seeker's secret opens its seat, at either process
