@@ -559,3 +559,22 @@ def test_readyz_needs_the_cluster_loops(postgres_url: str) -> None:  # noqa: F81
         r = c.get("/readyz")
         assert r.status_code == 503
         assert r.json()["problems"] == ["cluster loops (notifications, leases) not running"]
+
+
+def test_readyz_needs_the_platform_loops(client: TestClient) -> None:
+    """A process whose pairing (or challenges, tournaments) loop died must not be
+    sent players: readiness names the loop."""
+    players = client.app.state.players  # type: ignore[attr-defined]
+    pairing = next(s for s in players.services if s.name == "pairing")
+    assert client.get("/readyz").status_code == 200
+    task = pairing._task
+    assert task is not None
+    portal = client.portal  # type: ignore[attr-defined]
+    portal.call(pairing.stop)
+    try:
+        r = client.get("/readyz")
+        assert r.status_code == 503
+        assert r.json()["problems"] == ["pairing loop not running"]
+    finally:
+        portal.call(pairing.start)
+    assert client.get("/readyz").status_code == 200

@@ -148,6 +148,13 @@ class Players:
         """Background loops of the platform's features (pairing, challenges,
         tournaments), started and stopped with the app."""
 
+    def stopped_services(self) -> list[str]:
+        """The names of the services that should run and do not (``/readyz``): a
+        process whose pairing or tournament loop died must not be sent players."""
+        if self._loop is None:
+            return []  # not started (yet): the app's lifespan says so itself
+        return [s.name for s in self.services if not s.running]
+
     @property
     def limiter(self) -> TokenLimiter:
         """The hub's rate limits, in the database (shared by every process)."""

@@ -31,6 +31,11 @@ class LoopService:
         self._task: asyncio.Task[None] | None = None
         self._wake = asyncio.Event()
 
+    @property
+    def running(self) -> bool:
+        """Whether the loop is alive (readiness, ``/readyz``)."""
+        return self._task is not None and not self._task.done()
+
     async def start(self) -> None:
         """Start the loop (idempotent)."""
         if self._task is None:

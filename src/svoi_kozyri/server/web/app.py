@@ -173,7 +173,7 @@ def create_app(
     app.add_middleware(TrustedProxyMiddleware, proxies=parse_proxies(trusted_proxies))
 
     install_errors(app)
-    observability = install_observability(app, hub, metrics_token)  # outermost middleware
+    observability = install_observability(app, hub, metrics_token, players)  # outermost middleware
     app.include_router(site_router(hub))
     app.include_router(tables_router(hub, players))
     for router in (learn.router, analysis_api.router, deals.router, session_end.router):

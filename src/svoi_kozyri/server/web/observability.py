@@ -32,6 +32,7 @@ from sqlalchemy.pool import QueuePool
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..cluster import Cluster
+from ..platform.players import Players
 from ..runtime import metrics
 from ..runtime.logs import REQUEST_ID, TABLE_ID
 from ..storage import migrate
@@ -135,8 +136,11 @@ class Observability:
     """The process's metrics sampler and readiness check, started and stopped with
     the app (``create_app``'s lifespan)."""
 
-    def __init__(self, hub: Hub, metrics_token: str | None = None) -> None:
+    def __init__(
+        self, hub: Hub, metrics_token: str | None = None, players: Players | None = None
+    ) -> None:
         self.hub = hub
+        self.players = players
         self.metrics_token = metrics_token or None
         self.sampler = metrics.LoopSampler(self.refresh)
         self._db_check: asyncio.Future[str | None] | None = None
@@ -181,6 +185,8 @@ class Observability:
             found.append("cluster loops (notifications, leases) not running")
         if not self.sampler.running:
             found.append("metrics sampler not running")
+        if self.players is not None:
+            found += [f"{name} loop not running" for name in self.players.stopped_services()]
         return found
 
     def check_token(self, request: Request) -> None:
@@ -218,11 +224,14 @@ def observability_router(obs: Observability) -> APIRouter:
     return r
 
 
-def install_observability(app: FastAPI, hub: Hub, metrics_token: str | None) -> Observability:
+def install_observability(
+    app: FastAPI, hub: Hub, metrics_token: str | None, players: Players | None = None
+) -> Observability:
     """Add the request context middleware (outermost, so every log line of a
     request carries its id) and the two routes; the caller starts and stops the
-    returned :class:`Observability` with the app."""
-    obs = Observability(hub, metrics_token)
+    returned :class:`Observability` with the app.  ``players``: its background
+    services (pairing, challenges, tournaments) count for readiness."""
+    obs = Observability(hub, metrics_token, players)
     app.add_middleware(RequestContextMiddleware)
     app.include_router(observability_router(obs))
     return obs
