@@ -454,3 +454,33 @@ def test_challenges_across_two_processes(postgres_url: str, tmp_path: Path) -> N
         b.stop()
     for name in ("a.log", "b.log"):
         assert "Traceback" not in (tmp_path / name).read_text(), name
+
+
+def test_a_blocked_player_learns_nothing_of_the_blockers_tables(world: World) -> None:
+    """The live lobby leaves out the tables where someone in a block with the viewer
+    sits, and them from the online list; their profile shows no game in play."""
+    ann, bob, cat = world.user("Ann"), world.user("Bob"), world.user("Cat")
+    grant = create_table(ann, [{"kind": "human"}, {"kind": "bot", "bot": "random"}], **FAST)
+    table_id = grant["table_id"]
+    assert post(ann, "/api/friends/block", {"name": "Bob"}).status_code == 200
+
+    def lobby(c: TestClient) -> tuple[list[str], list[str]]:
+        page = c.get("/api/lobby").json()
+        return [t["table_id"] for t in page["tables"]], page["online"]["accounts"]
+
+    def running(c: TestClient) -> list[str]:
+        games = c.get("/api/users/Ann/games").json()["games"]
+        return [g["table_id"] for g in games]
+
+    tables, online = lobby(cat)  # a third player sees Ann and her table
+    assert table_id in tables and "Ann" in online
+    assert running(cat) == [table_id]
+    for c in (bob, ann):  # the blocked player, and the blocker about the blocked
+        tables, online = lobby(c)
+        hidden = "Ann" if c is bob else "Bob"
+        assert hidden not in online
+        if c is bob:
+            assert table_id not in tables
+            assert running(bob) == []
+    text = bob.get("/api/lobby").text + bob.get("/api/users/Ann/games").text
+    assert table_id not in text

@@ -132,6 +132,14 @@ class _Filter:
         return all(str(rd.get(k)) == v for k, v in self.rules.items())
 
 
+def _blocked_names(players: Players, viewer: int | None) -> set[str]:
+    """The names of the accounts in a block with ``viewer``, either way."""
+    if viewer is None:
+        return set()
+    users = (players.accounts.user_by_id(uid) for uid in players.blocks.related(viewer))
+    return {u.username for u in users if u is not None}
+
+
 def lobby_page(
     players: Players,
     *,
@@ -141,14 +149,23 @@ def lobby_page(
     rules: dict[str, str] | None = None,
     offset: int = 0,
     limit: int = 20,
+    viewer: int | None = None,
 ) -> LobbyPage:
     """The lobby as :class:`LobbyPage` (``players`` is the app's :class:`~.players.Players`).
 
     Filtering, sorting and counting use the tables' plain fields; the models are
     built for the one page that is sent (a lobby of 1,000 tables stays cheap).
+    ``viewer``: the account asking; the tables where an account in a block with it
+    sits, and those accounts among the online, are left out (a blocked player
+    learns nothing of the blocker's tables, issue 22).
     """
     hub = players.hub
     rows = _listed_rows(hub.tables.values())
+    hidden = _blocked_names(players, viewer)
+    if hidden:
+        seated = players.accounts.seats_for_tables(sorted(r[0].game.table_id for r in rows))
+        away = {tid for (tid, _seat), name in seated.items() if name in hidden}
+        rows = [r for r in rows if r[0].game.table_id not in away]
     rated_ids: set[str] = players.ratings.rated_tables([r[0].game.table_id for r in rows])
     wanted = _Filter(num_players, rated, status, rules or {}, rated_ids)
 
@@ -201,6 +218,7 @@ def lobby_page(
                 created=g.created,
             )
         )
+    online -= hidden
     return LobbyPage(
         total=len(matching),
         offset=offset,
@@ -235,7 +253,7 @@ def lobby_router(players: Players) -> APIRouter:
     ) -> LobbyPage:
         """Listed tables (open seats first, then newest), filtered and paged, and who is
         online.  Polling it with a session keeps the account "online"."""
-        players.user_of(request)  # marks the account as seen
+        user = players.user_of(request)  # marks the account as seen
         given = {
             "variant": variant,
             "pickup_rule": pickup_rule,
@@ -251,6 +269,7 @@ def lobby_router(players: Players) -> APIRouter:
             rules={k: v for k, v in given.items() if v is not None},
             offset=offset,
             limit=limit,
+            viewer=user.id if user is not None else None,
         )
 
     return r

@@ -174,11 +174,15 @@ def profile_view(players: Players, user: User, viewer: User | None) -> ProfileVi
 def games_page(
     players: Players, user: User, viewer: User | None, offset: int, limit: int
 ) -> GamesPage:
-    """One page of ``user``'s games, newest first."""
+    """One page of ``user``'s games, newest first.  Another viewer sees the listed
+    ones; a viewer in a block with ``user`` (either way) only the finished ones: a
+    blocked player learns nothing of the blocker's tables in play (issue 22)."""
     own = viewer is not None and viewer.id == user.id
     cond = [seat_accounts_t.c.user_id == user.id]
     if not own:
         cond.append(tables_t.c.listed == 1)
+    if viewer is not None and not own and players.blocks.any_between([viewer.id, user.id]):
+        cond.append(tables_t.c.status == "finished")
     base = (
         select(seat_accounts_t.c.table_id)
         .join(tables_t, tables_t.c.id == seat_accounts_t.c.table_id)
