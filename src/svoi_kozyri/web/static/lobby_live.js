@@ -52,7 +52,7 @@ function Entry({ table: tb }) {
   return html`<div class="lobby-entry" data-table=${tb.table_id}>
     <strong>${tableTitle(tb)}</strong>
     ${tb.rated ? html`<span class="tag good">${t("lobby.live.rated_tag")}</span>` : null}
-    <span class="muted">${` ${tb.players} · ${status.startsWith("lobby.") ? tb.status : status}${tb.hand ? ` · ${t("lobby.live.hand", { n: tb.hand })}` : ""}`}</span>
+    <span class="muted">${` ${tb.players} · ${status}${tb.hand ? ` · ${t("lobby.live.hand", { n: tb.hand })}` : ""}`}</span>
     ${tb.spectators ? html`<span class="tag">${t("lobby.live.spectators", { count: tb.spectators })}</span>` : null}
     <div class="small seats-line">${tb.seats.map((s, i) => html`${i ? " · " : ""}<${SeatLine} seat=${s} />`)}</div>
     <div class="row">
@@ -149,7 +149,7 @@ export function LiveLobby() {
         options=${[["any", any], ["open", t("lobby.live.open")], ["playing", t("lobby.live.playing")]]} />
     </div>
     <div id="lobby-list" class="lobby-list">
-      ${error || (!page ? "…" : page.tables.length ? page.tables.map((tb) => html`<${Entry} key=${tb.table_id} table=${tb} />`) : html`<p>${t("lobby.live.empty")}</p>`)}
+      ${error || (!page ? html`<p class="muted">${t("app.loading")}</p>` : page.tables.length ? page.tables.map((tb) => html`<${Entry} key=${tb.table_id} table=${tb} />`) : html`<p>${t("lobby.live.empty")}</p>`)}
     </div>
     <div class="row small" id="lobby-pager">
       ${page
