@@ -82,7 +82,7 @@ NOTIFY = "localStorage.setItem('sk.notify', 'on');"
 through the settings panel)."""
 
 
-def _page(
+def account_page(
     browser: Any,
     server: ServerProcess,
     name: str | None,
@@ -117,10 +117,10 @@ def _friends(page: Any) -> None:
 
 def test_follow_challenge_accept_both_at_the_table(browser: Any, server: ServerProcess) -> None:
     # Bob's tab is open but hidden, with notifications switched on and allowed
-    bob = _page(browser, server, "Bob", init=HIDDEN + NOTIFY)
+    bob = account_page(browser, server, "Bob", init=HIDDEN + NOTIFY)
     bob.context.grant_permissions(["notifications"], origin=server.base)
     bob.evaluate("window.__hidden = true")
-    ann = _page(browser, server, "Ann")
+    ann = account_page(browser, server, "Ann")
     _friends(ann)
     ann.fill("#friend-name", "bob")
     ann.click("#follow-btn")
@@ -163,7 +163,7 @@ def test_follow_challenge_accept_both_at_the_table(browser: Any, server: ServerP
 
 
 def test_blocked_cannot_challenge(browser: Any, server: ServerProcess) -> None:
-    dan = _page(browser, server, "Dan")
+    dan = account_page(browser, server, "Dan")
     _friends(dan)
     dan.fill("#friend-name", "Cat")
     dan.click("#follow-btn")
@@ -172,7 +172,7 @@ def test_blocked_cannot_challenge(browser: Any, server: ServerProcess) -> None:
     expect(dan.locator("#blocked")).to_contain_text("Cat")
     expect(dan.locator("#following")).to_have_count(0)
 
-    cat = _page(browser, server, "Cat", lang="ru")
+    cat = account_page(browser, server, "Cat", lang="ru")
     _friends(cat)
     cat.fill("#friend-name", "Dan")
     cat.click("#challenge-name-btn")
@@ -205,7 +205,7 @@ def test_the_page_fits_reads_and_passes_axe(
     browser: Any, server: ServerProcess, lang: str, size: tuple[int, int]
 ) -> None:
     me, other = f"L{lang}{size[0]}", f"M{lang}{size[0]}"
-    guest = _page(browser, server, None, size, lang)
+    guest = account_page(browser, server, None, size, lang)
     guest.goto(server.base + "/#/friends")
     expect(guest.locator("#friends-guest")).to_be_visible()
     _fits_and_passes(guest)
@@ -213,8 +213,8 @@ def test_the_page_fits_reads_and_passes_axe(
     expect(guest.locator("#account-form")).to_be_visible()
     guest.context.close()
 
-    them = _page(browser, server, other, size, lang)
-    page = _page(browser, server, me, size, lang)
+    them = account_page(browser, server, other, size, lang)
+    page = account_page(browser, server, me, size, lang)
     # a follow each way, a challenge each way: every part of the page is shown
     assert them.evaluate(CALL, ["POST", "/api/friends/follow", {"name": me}])[0] == 200
     assert page.evaluate(CALL, ["POST", "/api/friends/follow", {"name": other}])[0] == 200

@@ -19,10 +19,10 @@ from typing import Any
 
 import pytest
 
-from browser_support import PASSWORD, browser_server, chromium
+from browser_support import browser_server, chromium
 from svoi_kozyri.server.platform.tournament_director import TIMES_ENV
 from svoi_kozyri.server.runtime.process import ServerProcess
-from test_friends_browser import CALL, LOGIN, VIEW_OF
+from test_friends_browser import CALL, VIEW_OF, account_page
 from test_learn_browser import axe_violations
 from test_phone_layout_browser import OVERFLOW
 
@@ -50,29 +50,6 @@ def browser(server: ServerProcess) -> Iterator[Any]:
         yield b
 
 
-def _page(
-    browser: Any,
-    server: ServerProcess,
-    name: str | None,
-    size: tuple[int, int] = (1280, 800),
-    lang: str = "en",
-) -> Any:
-    """A new browser context logged in as ``name`` (a guest for None), at the lobby."""
-    ctx = browser.new_context(
-        viewport={"width": size[0], "height": size[1]}, locale=lang, reduced_motion="reduce"
-    )
-    page = ctx.new_page()
-    page.errors = []
-    page.on("pageerror", lambda e: page.errors.append(str(e)))
-    page.goto(server.base + "/")
-    expect(page.locator("#account-bar[data-checked]")).to_have_count(1)
-    if name is not None:
-        assert page.evaluate(LOGIN, [name, PASSWORD]) == 200
-        page.reload()
-        expect(page.locator("#account-name")).to_have_text(name)
-    return page
-
-
 def _create(page: Any, **over: Any) -> str:
     body = {"name": "Layout cup", "kind": "arena", "players": 4, "starts": time.time() + 3600}
     body.update(over)
@@ -84,7 +61,7 @@ def _create(page: Any, **over: Any) -> str:
 
 
 def test_create_with_the_form_join_and_go_to_the_table(browser: Any, server: ServerProcess) -> None:
-    ann = _page(browser, server, "Ann")
+    ann = account_page(browser, server, "Ann")
     ann.click("#nav-tournaments")
     ann.wait_for_url("**/#/tournaments")
     expect(ann.locator("#tour-form")).to_be_visible()
@@ -139,7 +116,7 @@ def test_the_pages_fit_read_and_pass_axe(
     browser: Any, server: ServerProcess, lang: str, size: tuple[int, int]
 ) -> None:
     me = f"L{lang}{size[0]}"
-    page = _page(browser, server, me, size, lang)
+    page = account_page(browser, server, me, size, lang)
     tid = _create(page, name=f"Кубок {me}", bots=["random", "easy", "medium"])
     _create(page, name="Swiss", kind="swiss", rounds=4, players=3)
     assert page.evaluate(CALL, ["POST", f"/api/tournaments/{tid}/join", {}])[0] == 200
@@ -154,7 +131,7 @@ def test_the_pages_fit_read_and_pass_axe(
     assert not page.errors, page.errors
     page.context.close()
 
-    guest = _page(browser, server, None, size, lang)
+    guest = account_page(browser, server, None, size, lang)
     guest.goto(f"{server.base}/#/tournaments/{tid}")
     expect(guest.locator("#tour-login-join")).to_be_visible()
     _fits_and_passes(guest)
