@@ -296,9 +296,9 @@ class Pairing:
         if req.wait_s is not None and req.wait_s not in WAITS:
             raise ApiError("bad_seek", f"wait_s must be one of {list(WAITS)} or null", 422)
         now = time.time() if now is None else now
-        rating = (
-            self._rating(user_id, req.players) if req.rated else self._casual(user_id, req.players)
-        )
+        # casual seeks pair by rating too (an account's, the base for a guest), so
+        # a newcomer does not meet the strongest regulars first
+        rating = self._rating(user_id, req.players)
         token = new_token()
         seek_id = secrets.token_urlsafe(12)[:16]
         with self.engine.begin() as conn:
@@ -339,11 +339,6 @@ class Pairing:
                 )
             ).first()
         return float(DISPLAY_BASE if row is None else display_rating(row.mu, row.sigma))
-
-    def _casual(self, user_id: int | None, players: int) -> float:
-        """Casual seeks pair by rating too (an account's, the base for a guest), so
-        a newcomer does not meet the strongest regulars first."""
-        return self._rating(user_id, players)
 
     def _row(self, seek_id: str, token: str | None) -> Any:
         if len(seek_id) > 24:
