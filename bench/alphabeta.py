@@ -356,11 +356,11 @@ class AlphaBetaSolver:
             child = state.copy()
             child.push_unchecked(m)
             if child.is_over:
-                out.append((m, terminal_value(child, state.to_act_seat)))
+                out.append((m, terminal_value(child, state.to_act)))
                 continue
             r = self.solve(child, left)
             v = r.value
-            if child.to_act_seat != state.to_act_seat and v is not None:
+            if child.to_act != state.to_act and v is not None:
                 v = -v
             out.append((m, v))
         return out
@@ -378,7 +378,7 @@ class AlphaBetaSolver:
         seen = set()
         move = res.move
         while move is not None and not s.is_over and len(pv) < 200:
-            key = (tuple(s.hands), tuple(s.pile_cards()), s.to_act_seat, s.phase)
+            key = (tuple(s.hands), tuple(s.pile_cards()), s.to_act, s.phase)
             if key in seen:
                 break
             seen.add(key)

@@ -38,7 +38,7 @@ def collect(games: int, seed: int) -> tuple[list[np.ndarray], list[int]]:
             if rng.random() < 0.25:
                 seen.append(s.copy())
             s.push_unchecked(heuristic_move(s, rng))
-        r = s.result
+        r = s.outcome
         if r is None or r.loser is None:
             continue
         for st in seen:

@@ -42,7 +42,7 @@ def bench_ismcts(seconds: float, rollout: str, endgame: int, turns: int = 0) -> 
     total_t = 0.0
     for seed in range(4):
         s = game.new_hand(seed % 4, seed)
-        obs = observe(s, s.to_act_seat)
+        obs = observe(s, s.to_act)
         search = ISMCTS(
             random.Random(seed),
             rollout_policy=policy(rollout),
@@ -67,7 +67,7 @@ def bench_pimc(seconds: float) -> None:
     t = 0.0
     for seed in range(4):
         s = game.new_hand(0, seed)
-        obs = observe(s, s.to_act_seat)
+        obs = observe(s, s.to_act)
         t0 = time.perf_counter()
         vals = pimc_values(
             obs, Budget(ms=seconds * 1000 / 4), random.Random(seed), policy("heuristic")

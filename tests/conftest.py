@@ -42,7 +42,7 @@ _tolerate_compiled_frames()
 #: Skip reasons naming a tool that CI installs (.ci/run): with ``CI`` set, a test
 #: skipped for one of them fails instead, so a broken install step cannot hide
 #: behind a green run.  Tests elsewhere only need to name the tool in their skip.
-REQUIRED_IN_CI = ("chromium", "playwright", "postgresql", "psycopg", "initdb", "node")
+REQUIRED_IN_CI = ("chromium", "playwright", "postgresql", "psycopg", "initdb", "node", "nginx")
 
 
 def _required_tool_missing(reason: str) -> bool:
@@ -101,13 +101,11 @@ def snapshot(state: State) -> tuple[Any, ...]:
         tuple(state.hands),
         tuple(state.pile_cards()),
         state.to_act,
-        state.to_act_seat,
         state.phase,
-        state.mode,
         state.outs,
         state.discard,
         state.turns,
-        state.result,
+        state.outcome,
         tuple(state.history()),
         tuple(state.picked),
         tuple(state.known_cards(i) for i in range(state.n)),

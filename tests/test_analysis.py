@@ -43,7 +43,7 @@ def test_open_position_hints_are_proven() -> None:
 
 def test_hidden_position_hints_rate_every_move() -> None:
     s = Game(Rules(num_players=4)).new_hand(0, 4)
-    obs = observe(s, s.to_act_seat)
+    obs = observe(s, s.to_act)
     ratings = analyse_position(obs, iterations=300, seed=1)
     assert {r.move for r in ratings} == set(obs.legal_moves())
     assert all(0.0 <= r.score <= 1.0 and not r.proven and r.samples > 0 for r in ratings)
@@ -54,8 +54,8 @@ def test_hints_use_only_the_observation() -> None:
     """Swapping hidden cards between two opponents does not change the hints."""
     g = Game(Rules(num_players=4))
     dealt = g.new_hand(0, 6)
-    s1 = g.position(dealt.hands, [], dealt.to_act_seat, "free", [])
-    seat = s1.to_act_seat
+    s1 = g.position(dealt.hands, [], dealt.to_act, "free", [])
+    seat = s1.to_act
     hands = list(s1.hands)
     x, y = [i for i in range(4) if i != seat][:2]
     rng = random.Random(0)
@@ -72,7 +72,7 @@ def test_hints_use_only_the_observation() -> None:
 def blunder_record() -> GameRecord:
     start = e12_start()
     s = start.copy()
-    s.push("pickup")  # B refuses a won position: now D must answer
+    s.push_text("pickup")  # B refuses a won position: now D must answer
     while not s.is_over:
         s.push(s.legal_moves()[0])
     return GameRecord.from_state(s, start=start)
@@ -150,7 +150,7 @@ def test_estimates_carry_an_interval_inside_the_proven_bounds() -> None:
 
 def test_hidden_position_ratings_say_they_are_estimates() -> None:
     s = Game(Rules(num_players=4)).new_hand(0, 3)
-    obs = observe(s, s.to_act_seat)
+    obs = observe(s, s.to_act)
     for r in analyse_position(obs, iterations=200, seed=1):
         text = r.describe()
         assert "estimated" in text and "samples" in text and "proven" not in text
@@ -171,7 +171,7 @@ def test_rate_move_proves_open_positions_and_estimates_hidden_ones() -> None:
     assert rate_move(obs, Move.parse("beat KH")) == Rating.exact(1)
     assert rate_move(obs, Move.parse("pickup")) == Rating.exact(-1)
     h = Game(Rules(num_players=4)).new_hand(0, 5)
-    hobs = observe(h, h.to_act_seat)
+    hobs = observe(h, h.to_act)
     r = rate_move(hobs, hobs.legal_moves()[0], budget_ms=50)
     assert not r.proven and r.samples >= 8
     with pytest.raises(ValueError):
@@ -194,7 +194,7 @@ def test_the_terminal_hint_carries_the_rating() -> None:
     line = game.hint_rating(obs)
     assert line.startswith("  Rating: proven ")
     hidden = Game(Rules(num_players=4)).new_hand(0, 2)
-    hobs = observe(hidden, hidden.to_act_seat)
+    hobs = observe(hidden, hidden.to_act)
     game.hint(hobs)
     assert "estimated" in game.hint_rating(hobs)
 

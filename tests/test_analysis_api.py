@@ -24,6 +24,7 @@ from svoi_kozyri.records import GameRecord, write_record
 from svoi_kozyri.server.features import analysis_api
 from svoi_kozyri.server.table.game import TableGame
 from svoi_kozyri.server.web.app import create_app
+from svoi_kozyri.server.wire.events import DealEvent, MoveEvent
 
 FAST = {"bot_delay_s": 0, "hand_pause_s": 0, "grace_s": 60}
 MS = 8
@@ -85,11 +86,11 @@ def truth(
     copy = TableGame(game.table_id, game.config, game.seed, game.seats, game.created)
     hand, steps = 0, []
     for ev in game.events:
-        if ev["kind"] == "deal":
+        if isinstance(ev, DealEvent):
             if hand == number:
                 break
             hand += 1
-        elif hand == number:
+        elif hand == number and isinstance(ev, MoveEvent):
             assert copy.state is not None
             steps.append((ev["seat"], Move.parse(ev["move"]), copy.state.copy()))
         copy.apply(ev)

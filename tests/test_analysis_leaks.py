@@ -36,7 +36,7 @@ def test_every_viewer_learns_only_what_they_knew_at_the_end(players: int, seed: 
         rated += r
         hidden += h
         # a loser still holding cards nobody saw: their turns stay closed to the others
-        loser = final.result.loser if final.result else None
+        loser = final.outcome.loser if final.outcome else None
         end = observe(final, viewer)
         if loser is not None and loser != viewer and end.known[loser] != final.hand(loser):
             closed = [s for s in data["steps"] if s["seat"] == "ABCD"[loser]]
@@ -45,7 +45,7 @@ def test_every_viewer_learns_only_what_they_knew_at_the_end(players: int, seed: 
             bool(s["rating"] and s["rating"]["worse"]) for s in data["steps"]
         )
     assert rated, "turns of players who went out are rated for everyone"
-    loser = final.result.loser if final.result else None
+    loser = final.outcome.loser if final.outcome else None
     if loser is not None and observe(final, None).known[loser] != final.hand(loser):
         assert hidden, "turns of a hand nobody else saw are not"
 

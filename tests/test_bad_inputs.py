@@ -191,6 +191,12 @@ CASES: list[tuple[str, list[str], str]] = [
     ("engine-test-timeout", ["engine-test", "true", "--timeout", "-1"], "--timeout"),
     # -- migrate, calibrate-bots (the web server's database)
     ("migrate-bad-url", ["migrate", "--database", "bogus://x"], "bogus"),
+    ("account-role-unknown", ["account", "role", "Bob", "wizard"], "admin, moderator or none"),
+    (
+        "account-role-bad-url",
+        ["account", "role", "Bob", "moderator", "--database", "bogus://x"],
+        "unknown database",
+    ),
     (
         "migrate-sqlite-folder",
         ["migrate", "--database", "sqlite:///{tmp}/missing/x.db"],
@@ -255,7 +261,7 @@ def _record(seed: int) -> GameRecord:
     state = Game(Rules(num_players=2)).new_hand(0, rng)
     greedy = make_agent("greedy", seed=seed)
     while not state.is_over:
-        state.push(greedy.choose(observe(state, state.to_act_seat)))
+        state.push(greedy.choose(observe(state, state.to_act)))
     return GameRecord.from_state(state)
 
 

@@ -27,7 +27,7 @@ def _observations(n: int, players: int, seed: int) -> list:
                 break
             state.push(rng.choice(state.legal_moves()))
         if not state.is_over and len(state.legal_moves()) > 1:
-            out.append(observe(state, state.to_act_seat))
+            out.append(observe(state, state.to_act))
     return out
 
 
@@ -54,7 +54,7 @@ def _endgames(n: int, seed: int) -> list:
         hands = [sum(1 << c for c in cards[:4]), sum(1 << c for c in cards[4:])]
         state = game.position(hands, to_act=rng.randrange(2))
         if len(state.legal_moves()) > 1:
-            out.append(observe(state, state.to_act_seat))
+            out.append(observe(state, state.to_act))
     return out
 
 
@@ -86,7 +86,7 @@ def test_bots_without_an_estimate_and_forced_moves_report_none() -> None:
         while not state.is_over and len(state.legal_moves()) > 1:
             state.push(rng.choice(state.legal_moves()))
         if not state.is_over:
-            search.choose(observe(state, state.to_act_seat))
+            search.choose(observe(state, state.to_act))
             assert search.last_value is None
             return
     raise AssertionError("no position with a single legal move found")

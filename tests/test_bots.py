@@ -77,7 +77,7 @@ class PeekingGuard(Agent):
 
     def choose(self, obs: Observation) -> Move:
         state = self.state_ref[0]
-        assert obs.seat == state.to_act_seat
+        assert obs.seat == state.to_act
         for i in range(obs.game.n):
             if i != obs.seat and not obs.game.rules.is_besicovitch:
                 assert obs.hands[i] == 0, "another player's hand leaked into the observation"
@@ -109,7 +109,7 @@ def test_every_bot_returns_legal_moves_on_random_positions(opts: dict[str, objec
     rng = random.Random(5)
     for state in random_positions(rules, 25, seed=hash(tuple(opts.items())) & 0xFFFF):
         legal = state.legal_moves()
-        obs = observe(state, state.to_act_seat)
+        obs = observe(state, state.to_act)
         for agent in agents:
             assert agent.choose(obs) in legal, (agent.name, state)
         assert greedy_move(state, rng) in legal
@@ -128,7 +128,7 @@ def test_baseline_bots_finish_hands_without_the_guards(opts: dict[str, object]) 
         ):
             state = game.new_hand(seed % game.n, seed)
             play_out(state, [make_agent(b, seed=seed * 10 + i) for i, b in enumerate(names)])
-            assert state.result is not None and not state.result.adjudicated, (names, seed)
+            assert state.outcome is not None and not state.outcome.adjudicated, (names, seed)
 
 
 @pytest.mark.parametrize("name", BOTS)
@@ -138,7 +138,7 @@ def test_seeded_games_are_reproducible(name: str) -> None:
     def run(seed: int) -> tuple[object, ...]:
         state = game.new_hand(1, 42)
         play_out(state, [make_agent(name, seed=seed + i) for i in range(3)], max_moves=300)
-        return (tuple(state.history()), state.result)
+        return (tuple(state.history()), state.outcome)
 
     assert run(7) == run(7)
     if name == "random":
@@ -151,7 +151,7 @@ def test_heuristic_move_matches_the_agent_and_ignores_hidden_cards() -> None:
     for n in (2, 3, 4):
         rules = Rules(num_players=n)
         for k, state in enumerate(random_positions(rules, 30, seed=100 + n)):
-            p = state.to_act_seat
+            p = state.to_act
             obs = observe(state, p)
             expected = HeuristicAgent(seed=k).choose(obs)
             assert heuristic_move(state, random.Random(k)) == expected
@@ -175,7 +175,7 @@ def test_heuristic_move_matches_the_agent_and_ignores_hidden_cards() -> None:
 def test_view_from_state_equals_view_from_observation() -> None:
     for state in random_positions(Rules(num_players=4), 20, seed=9):
         a = View.from_state(state)
-        b = View.from_observation(observe(state, state.to_act_seat))
+        b = View.from_observation(observe(state, state.to_act))
         # (compiled by mypyc, the class has no __slots__ to list)
         for attr in ("game", "hand", "hidden", "known", "phase", "pile", "seat", "sizes"):
             assert (
@@ -305,7 +305,7 @@ def test_miss_chance_is_hypergeometric() -> None:
 def test_random_agent_is_uniform_over_legal_moves() -> None:
     state = Game().new_hand(0, 3)
     agent = RandomAgent(1)
-    seen = {agent.choose(observe(state, state.to_act_seat)) for _ in range(300)}
+    seen = {agent.choose(observe(state, state.to_act)) for _ in range(300)}
     assert seen == set(state.legal_moves())
 
 

@@ -43,6 +43,7 @@ from svoi_kozyri.server.storage.schema import deals_t, events_t, plays_t, seats_
 from svoi_kozyri.server.storage.store import Store
 from svoi_kozyri.server.table.game import SeatInfo, TableGame
 from svoi_kozyri.server.web.app import create_app
+from svoi_kozyri.server.wire.events import DealEvent, event_data
 from svoi_kozyri.server.wire.schemas import SeatConfig, TableConfig
 from test_analysis_api import cards_in
 from test_server_leak import CARD_RE, _snapshot, _strings
@@ -102,7 +103,9 @@ def drive(
 
 
 def deal_events(client: TestClient, table_id: str) -> list[dict[str, Any]]:
-    return [dict(ev) for ev in hub(client).get(table_id).game.events if ev["kind"] == "deal"]
+    return [
+        event_data(ev) for ev in hub(client).get(table_id).game.events if isinstance(ev, DealEvent)
+    ]
 
 
 def new_table(client: TestClient, rules: dict[str, Any]) -> dict[str, Any]:
@@ -120,8 +123,8 @@ def hand_at_least(n: int) -> Callable[[dict[str, Any]], bool]:
 
 def initial_hands(game: TableGame, number: int) -> list[set[int]]:
     """Each seat's cards right after hand ``number``'s deal (and the sixes' transfers)."""
-    ev = [e for e in game.events if e["kind"] == "deal"][number - 1]
-    start = Game(game.rules, ev["owners"], ev["pairs"]).deal(ev["dealer"], ev["deck"])
+    ev = [e for e in game.events if isinstance(e, DealEvent)][number - 1]
+    start = Game(game.rules, ev.owners, ev.pairs).deal(ev.dealer, ev.deck)
     return [set(iter_cards(h)) for h in start.hands]
 
 
@@ -394,7 +397,7 @@ def test_revision_0008_keeps_old_deals_without_their_seeds(old_db: str) -> None:
         cfg_a.attributes["connection"] = conn
         command.upgrade(cfg_a, "0007")
     cfg, events = _finished_events({"loss_limit": 1, "max_actions_per_hand": 200}, 77)
-    deal_evs = [ev for ev in events if ev["kind"] == "deal"]
+    deal_evs = [event_data(ev) for ev in events if isinstance(ev, DealEvent)]
     old_cfg = {**cfg.model_dump(), "deal_offset": 0, "first_dealer": None}
     replay_cfg = {**old_cfg, "first_dealer": deal_evs[0]["dealer"], "listed": False}
     now = time.time()
@@ -425,7 +428,7 @@ def test_revision_0008_keeps_old_deals_without_their_seeds(old_db: str) -> None:
         conn.execute(
             events_t.insert(),
             [
-                {"table_id": "src", "seq": i, "data": ev, "created": now}
+                {"table_id": "src", "seq": i, "data": event_data(ev), "created": now}
                 for i, ev in enumerate(events)
             ],
         )
@@ -529,7 +532,7 @@ def test_two_server_processes_on_one_postgres_deal_the_same_daily_deck(
         for tid in tables:
             stored = store.load(tid)
             assert stored is not None
-            decks.append(stored.events[0]["deck"])
+            decks.append(event_data(stored.events[0])["deck"])
     finally:
         store.close()
     assert decks[0] == decks[1]

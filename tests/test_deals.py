@@ -17,6 +17,7 @@ from fastapi.testclient import TestClient
 
 from svoi_kozyri.server.table.game import SeatInfo, TableGame
 from svoi_kozyri.server.web.app import create_app
+from svoi_kozyri.server.wire.events import DealEvent, event_data
 from svoi_kozyri.server.wire.schemas import SeatConfig, TableConfig
 from test_analysis_api import cards_in
 
@@ -47,8 +48,8 @@ def play_out(client: TestClient, table_id: str, token: str) -> None:
 
 def first_deal(client: TestClient, table_id: str, number: int = 1) -> dict[str, Any]:
     game = client.app.state.hub.get(table_id).game  # type: ignore[attr-defined]
-    deals = [ev for ev in game.events if ev["kind"] == "deal"]
-    return dict(deals[number - 1])
+    deals = [ev for ev in game.events if isinstance(ev, DealEvent)]
+    return event_data(deals[number - 1])
 
 
 def test_a_shared_hand_is_dealt_again_and_results_are_compared(client: TestClient) -> None:
@@ -131,18 +132,18 @@ def test_a_table_playing_a_stored_deal_takes_its_dealer_and_owners() -> None:
             g.apply(pending.event, pending)
     g2 = TableGame("t2", cfg, 999, info)
     g2.apply(deals[1])
-    assert g2.state is not None and g2.state.origin.deck == tuple(deals[1]["deck"])
-    assert g2.session.next_dealer == deals[1]["dealer"]
-    assert list(g2.session.game.owners) == deals[1]["owners"]
+    assert g2.state is not None and g2.state.origin.deck == tuple(deals[1].deck)
+    assert g2.session.next_dealer == deals[1].dealer
+    assert list(g2.session.game.owners) == deals[1].owners
     while not g2.state.is_over:
         st = g2.state
         pending = g2.prepare_move(st.to_act, str(rng.choice(st.legal_moves())))
         g2.apply(pending.event, pending)
     nxt = g2.make_deal(g2.deal_rng())
-    assert nxt["deck"] not in [d["deck"] for d in deals]
-    res = g2.state.result
+    assert nxt.deck not in [d.deck for d in deals]
+    res = g2.state.outcome
     assert res is not None
-    assert nxt["dealer"] == (deals[1]["dealer"] if res.loser is None else res.loser)
+    assert nxt.dealer == (deals[1].dealer if res.loser is None else res.loser)
 
 
 def test_daily_deal_is_the_same_all_day(client: TestClient) -> None:

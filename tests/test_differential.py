@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from svoi_kozyri import Phase
 from svoi_kozyri.core import (
     PICKUP,
     Game,
@@ -102,17 +103,18 @@ def engine_game(n: int, r: dict[str, Any], owners: dict[str, str], pairs: Any) -
 # ---- comparing ------------------------------------------------------------------
 def engine_view(s: State) -> dict[str, Any]:
     """The engine's state in the model's terms."""
-    res = s.result
+    res = s.outcome
     result: Any = None
     if res is not None:
-        result = ("draw", res.reason) if res.loser is None else ("loser", res.loser, res.reason)
-    respond = s.mode == "respond"
+        why = res.termination.value
+        result = ("draw", why) if res.loser is None else ("loser", res.loser, why)
+    respond = s.phase == Phase.RESPOND
     return {
         "legal": sorted(str(m) for m in s.legal_moves()),
         "hands": [set(format_cards(h).split()) for h in s.hands],
         "pile": [format_card(c) for c in s.pile_cards()],
-        "to_act": s.to_act,
-        "mode": s.mode,
+        "to_act": None if s.is_over else s.to_act,  # the model says None once over
+        "mode": None if s.is_over else Phase(s.phase).label,
         "outs": [(int(a), str(b)) for a, b in s.outs],
         "result": result,
         "beats": set(format_cards(s.beat_options()).split()) if respond else set(),
@@ -186,7 +188,7 @@ def play_side_by_side(
             if bogus is not None:
                 before = engine_view(s)
                 with pytest.raises(SvoiKozyriError):
-                    s.push(bogus)
+                    s.push_text(bogus)
                 assert engine_view(s) == before, f"{context}: refusing {bogus!r} changed state"
         move = "pickup" if "pickup" in legal and rng.random() < pickup_bias else rng.choice(legal)
         if cycle_seek and rng.random() < 0.9:
@@ -196,7 +198,7 @@ def play_side_by_side(
         if rng.random() < 0.3:
             push_in_steps(s, move)
         else:
-            s.push(move)
+            s.push_text(move)
         h.apply(move)
         moves += 1
         d = diff(s, h)
@@ -215,7 +217,7 @@ def push_in_steps(s: State, move: str) -> None:
         return
     s.apply_action(parse_card(words[1]))
     if len(words) == 4:
-        assert s.mode == "lead", move
+        assert Phase(s.phase).label == "lead", move
         assert s.to_act is not None
         assert legal_steps(s) == set(format_cards(s.hand(s.to_act)).split()), move
         s.apply_action(parse_card(words[3]))
@@ -399,7 +401,7 @@ def test_perft_with_guards_on_and_history() -> None:
             if h.result is not None:
                 break
             m = rng.choice(h.legal())
-            s.push(m)
+            s.push_text(m)
             h.apply(m)
         for depth in range(1, 5):
             assert perft(s, depth) == rm.perft(h, depth), (i, depth, r, hands, pile)
@@ -422,7 +424,7 @@ def test_e19_cycle_family(extra: str, limit: int) -> None:
     cycle = ["lead 7H", "beat 9H lead 8C", "pickup", "lead 6H", "beat 9H lead 8C", "pickup"]
     for i in range(6 * (limit - 1)):
         assert h.result is None
-        s.push(cycle[i % 6])
+        s.push_text(cycle[i % 6])
         h.apply(cycle[i % 6])
         assert not diff(s, h), (i, diff(s, h))
     assert h.result == ("draw", "repetition")
@@ -500,7 +502,7 @@ def test_illegal_move_leaves_state_unchanged_on_both() -> None:
     game = engine_game(4, {}, {"A": "C", "B": "D", "C": "H", "D": "S"}, None)
     s = position_from_text(game, {"A": "KS 8H", "B": "QS", "C": "6H", "D": "7S"}, "", "A", "free")
     with pytest.raises(IllegalMoveError):
-        s.push("pickup")
+        s.push_text("pickup")
     h = rm.from_position(
         4,
         {"A": "C", "B": "D", "C": "H", "D": "S"},

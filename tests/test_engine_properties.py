@@ -51,12 +51,12 @@ def light(state: State) -> tuple[Any, ...]:
     return (
         tuple(state.hands),
         tuple(state.pile_cards()),
-        state.to_act_seat,
+        state.to_act,
         state.phase,
         state.outs,
         state.discard,
         state.turns,
-        state.result,
+        state.outcome,
         tuple(state.history()),
         tuple(state.picked),
         state.repetition_count(),
@@ -80,23 +80,23 @@ def check_invariants(state: State) -> None:
     empty = {i for i, h in enumerate(state.hands) if not h}
     assert {s for s, _ in state.outs} == empty and len(state.outs) == len(empty)
     if state.phase == OVER:
-        r = state.result
-        assert r is not None and state.to_act is None and state.mode is None
+        r = state.outcome
+        assert r is not None and state.is_over and state.to_act == -1
         active = [i for i, h in enumerate(state.hands) if h]
-        if r.reason == "out":
+        if r.termination == "out":
             assert active == [r.loser]
-        elif r.reason == "last_card":
+        elif r.termination == "last_card":
             assert r.loser is None and len(active) == 1
             assert state.hands[active[0]].bit_count() == 1
-        elif r.reason == "action_cap":
+        elif r.termination == "action_cap":
             assert state.turns == g.rules.max_actions_per_hand
             if r.loser is not None:
                 sizes = state.hand_sizes()
                 assert sizes[r.loser] == max(sizes) and sizes.count(max(sizes)) == 1
         else:
-            assert r.reason == "repetition" and r.loser is None
+            assert r.termination == "repetition" and r.loser is None
         return
-    assert state.result is None
+    assert state.outcome is None
     assert state.phase in (FREE, RESPOND)
     assert len(state.active_seats()) >= 2
     p = state.to_act
@@ -124,7 +124,7 @@ def check_moves(state: State, rng: random.Random) -> None:
     assert set(state.legal_actions()) == {m.steps()[0] for m in moves}
     assert state.legal_action_mask() == sum(1 << a for a in state.legal_actions())
     before = light(state)
-    actor = state.to_act_seat
+    actor = state.to_act
     sample = moves if len(moves) <= 30 else rng.sample(moves, 30)
     by_beat: dict[int, set[int]] = {}
     for m in moves:
@@ -150,7 +150,7 @@ def check_moves(state: State, rng: random.Random) -> None:
         if m not in legal:
             assert not state.is_legal(m)
             assert_refused(state, partial(state.push, m))
-            assert_refused(state, partial(state.push, str(m)))
+            assert_refused(state, partial(state.push_text, str(m)))
 
 
 def play(state: State, rng: random.Random, full: bool) -> State:
@@ -201,8 +201,8 @@ def test_sweep_ends_hands_in_every_way() -> None:
     reasons = set()
     for seed in SEEDS:
         s = play(random_hand(random_options(random.Random(seed)), seed), random.Random(seed), False)
-        assert s.result is not None
-        reasons.add(s.result.reason)
+        assert s.outcome is not None
+        reasons.add(s.outcome.termination)
     # Draws and repetitions are rare in random play; test_engine_rules pins them.
     assert {"out", "action_cap"} <= reasons
 
@@ -232,7 +232,7 @@ def test_same_seed_same_hand(seed: int, players: int) -> None:
     b = play(random_hand(opts, seed), random.Random(seed), False)
     assert a.origin == b.origin
     assert a.history() == b.history()
-    assert a.result == b.result and a.hands == b.hands
+    assert a.outcome == b.outcome and a.hands == b.hands
 
 
 @PROPS
@@ -294,7 +294,7 @@ def test_unbounded_random_play_is_ended_by_the_repetition_guard_or_play() -> Non
                 break
             s.push(rng.choice(s.legal_moves()))
         assert s.is_over
-        assert s.result is not None and s.result.reason in ("out", "repetition")
+        assert s.outcome is not None and s.outcome.termination in ("out", "repetition")
 
 
 def test_perft_depth_two_equals_sum_over_children() -> None:
@@ -319,7 +319,7 @@ def exact_key(state: State) -> tuple[Any, ...]:
     return (
         tuple(state.hands),
         tuple(state.pile_cards()),
-        state.to_act_seat,
+        state.to_act,
         state.phase,
         state.discard,
     )
@@ -357,8 +357,8 @@ def test_repetition_counts_match_a_reference_counter(seed: int, players: int) ->
         s.push(rng.choice(s.legal_moves()))
         if not s.is_over:
             seen[exact_key(s)] = seen.get(exact_key(s), 0) + 1
-    assert s.result is not None
-    if s.result.reason == "repetition":
+    assert s.outcome is not None
+    if s.outcome.termination == "repetition":
         # The final move reached a position already seen limit - 1 times (the
         # finished state keeps hands, pile and discard; seat and mode are reset).
         final = (tuple(s.hands), tuple(s.pile_cards()), s.discard)

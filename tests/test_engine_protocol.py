@@ -66,7 +66,7 @@ def _observations(count: int, seed: int) -> list:
                 break
             state.push(pick_move(state, rng))
         if not state.is_over:
-            out.append((state, observe(state, state.to_act_seat)))
+            out.append((state, observe(state, state.to_act)))
     return out
 
 
@@ -288,7 +288,7 @@ def _play_hand(seat0: ExternalAgent, seed: int = 1) -> tuple[int, int]:
     other = make_agent("easy", seed=seed)
     asked = 0
     while not state.is_over:
-        seat = state.to_act_seat
+        seat = state.to_act
         obs = observe(state, seat)
         if seat == 0:
             asked += 1
@@ -406,7 +406,7 @@ def sample():
 threading.Thread(target=sample, daemon=True).start()
 t0 = time.monotonic()
 try:
-    engine.play(observe(state, state.to_act_seat), Limit(), timeout=1.5, grace=0.5)
+    engine.play(observe(state, state.to_act), Limit(), timeout=1.5, grace=0.5)
     print("no time-out")
 except EngineTimeoutError:
     pass

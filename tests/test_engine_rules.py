@@ -21,6 +21,7 @@ from conftest import (
     pos,
     snapshot,
 )
+from svoi_kozyri import Phase
 from svoi_kozyri.core import (
     FREE,
     LEAD,
@@ -32,8 +33,8 @@ from svoi_kozyri.core import (
     HandOverError,
     IllegalMoveError,
     Move,
+    Outcome,
     PositionError,
-    Result,
     Rules,
     State,
     card,
@@ -113,31 +114,31 @@ def test_e1_portuguese_chain_relative_trumps() -> None:
         "lead 9C",
         "lead KS",
     ]
-    s.push("lead 8H")
+    s.push_text("lead 8H")
     assert hand_text(s, A) == "KS 9C 6C"
     assert format_cards(s.pile_cards()) == "8H"
-    assert (s.to_act, s.mode) == (B, "respond")
+    assert (s.to_act, Phase(s.phase).label) == (B, "respond")
     assert beats_of(s) == "10H 6D"
-    s.push("beat 6D lead QS")
+    s.push_text("beat 6D lead QS")
     assert hand_text(s, B) == "10H"
     assert format_cards(s.pile_cards()) == "8H 6D QS"
-    assert (s.to_act, s.mode) == (C, "respond")
+    assert (s.to_act, Phase(s.phase).label) == (C, "respond")
     assert beats_of(s) == "6H"  # spades are D's suit: plain for C
-    s.push("beat 6H lead 9D")
+    s.push_text("beat 6H lead 9D")
     assert hand_text(s, C) == "JC"
     assert format_cards(s.pile_cards()) == "8H 6D QS 6H 9D"
     assert beats_of(s) == "7S 6S"
     assert s.pickup_count() == 3
     assert format_cards(s.pickup_cards()) == "9D 6H QS"
-    s.push("pickup")  # legal although D could beat
+    s.push_text("pickup")  # legal although D could beat
     assert hand_text(s, D) == "QS 7S 6S AH 6H 9D 8D"
     assert format_cards(s.pile_cards()) == "8H 6D"
-    assert (s.to_act, s.mode, format_card(s.top or 0)) == (A, "respond", "6D")
+    assert (s.to_act, Phase(s.phase).label, format_card(s.top or 0)) == (A, "respond", "6D")
     assert beats_of(s) == "9C 6C"  # diamonds are B's trump, plain on A's turn
-    s.push("beat 9C lead KS")
+    s.push_text("beat 9C lead KS")
     assert hand_text(s, A) == "6C"
     assert format_cards(s.pile_cards()) == "8H 6D 9C KS"
-    assert (s.to_act, s.mode) == (B, "respond")
+    assert (s.to_act, Phase(s.phase).label) == (B, "respond")
     assert [h[0] for h in s.history()] == [A, B, C, D, A]
     assert s.history()[3] == (D, Move.parse("pickup"), cards("9D 6H QS"))
     assert s.turns == 5
@@ -170,13 +171,13 @@ def test_e3_low_own_trump_beats_foreign_ace_and_short_refusal() -> None:
     assert beats_of(s) == "10C 6C"
     assert s.pickup_count() == 2  # 3 required, capped; not the whole-pile penalty
     t = s.copy()
-    t.push("pickup")
+    t.push_text("pickup")
     assert hand_text(t, A) == "AS KH 9H 10C 6C"
-    assert t.pile_cards() == [] and (t.to_act, t.mode) == (B, "free")
-    s.push("beat 6C lead KH")
+    assert t.pile_cards() == [] and (t.to_act, Phase(t.phase).label) == (B, "free")
+    s.push_text("beat 6C lead KH")
     assert hand_text(s, A) == "10C"
     assert format_cards(s.pile_cards()) == "9H AS 6C KH"
-    assert (s.to_act, s.mode) == (B, "respond")
+    assert (s.to_act, Phase(s.phase).label) == (B, "respond")
 
 
 def test_e4_own_suit_on_top_needs_higher_card_of_it() -> None:
@@ -186,10 +187,10 @@ def test_e4_own_suit_on_top_needs_higher_card_of_it() -> None:
     assert beats_of(s) == "JS"
     b = pos(g, hands, "9C 10S", "B", "respond")
     assert beats_of(b) == "QS 7D"
-    s.push("beat JS lead AH")
+    s.push_text("beat JS lead AH")
     assert hand_text(s, D) == "9S KD"
     assert format_cards(s.pile_cards()) == "9C 10S JS AH"
-    assert (s.to_act, s.mode) == (A, "respond")
+    assert (s.to_act, Phase(s.phase).label) == (A, "respond")
 
 
 def test_a8_own_ace_can_never_be_beaten_by_its_owner() -> None:
@@ -203,7 +204,7 @@ def test_a8_following_suit_is_optional() -> None:
     g = make_game()
     s = pos(g, {"A": "KH 6C", "B": "7D", "C": "8H", "D": "6S"}, "9H", "A", "respond")
     assert beats_of(s) == "KH 6C"
-    s.push("beat 6C lead KH")
+    s.push_text("beat 6C lead KH")
     assert format_cards(s.pile_cards()) == "9H 6C KH"
 
 
@@ -222,22 +223,22 @@ def test_e16_two_players_two_suits_each() -> None:
     s = pos(g, hands, "9S 10S 6D QD AS", "A", "respond")
     assert beats_of(s) == ""
     assert s.pickup_count() == 5
-    s.push("pickup")
+    s.push_text("pickup")
     assert hand_text(s, A) == "AS 10S 9S 7S AH QD 6D JC 9C"
-    assert s.pile_cards() == [] and (s.to_act, s.mode) == (B, "free")
-    s.push("lead 8H")
+    assert s.pile_cards() == [] and (s.to_act, Phase(s.phase).label) == (B, "free")
+    s.push_text("lead 8H")
     assert hand_text(s, B) == "KD"
-    assert (s.to_act, s.mode) == (A, "respond")
+    assert (s.to_act, Phase(s.phase).label) == (A, "respond")
 
 
 def test_e16c_played_from_history() -> None:
     g = make_game(2, {"A": "SC", "B": "HD"})
     s = pos(g, {"A": "10S 7S AH 6D JC 9C", "B": "KD QD 9S AS 8H"}, "", "B", "free")
-    s.push("lead 9S")
-    s.push("beat 10S lead 6D")
-    s.push("beat QD lead AS")
+    s.push_text("lead 9S")
+    s.push_text("beat 10S lead 6D")
+    s.push_text("beat QD lead AS")
     assert format_cards(s.pile_cards()) == "9S 10S 6D QD AS"
-    s.push("pickup")
+    s.push_text("pickup")
     assert hand_text(s, A) == "AS 10S 9S 7S AH QD 6D JC 9C"
 
 
@@ -247,10 +248,10 @@ def test_e15_three_players_unowned_suit() -> None:
     s = pos(g, hands, "8D 10S 6C JD AS", "B", "respond")
     assert beats_of(s) == "7D"
     assert s.pickup_count() == 3  # nobody's ace: no whole-pile penalty
-    s.push("pickup")
+    s.push_text("pickup")
     assert hand_text(s, B) == "AS KS QH JD 7D 6C"
     assert format_cards(s.pile_cards()) == "8D 10S"
-    assert (s.to_act, s.mode) == (C, "respond")
+    assert (s.to_act, Phase(s.phase).label) == (C, "respond")
     assert beats_of(s) == "JS 8H"
     c = pos(g, hands, "8D 10S 6C JD AS", "C", "respond")
     assert beats_of(c) == "8H"
@@ -301,10 +302,10 @@ def test_e5_pickup_five_then_next_faces_new_top() -> None:
     assert beats_of(s) == ""
     assert s.pickup_count() == 5
     assert format_cards(s.pickup_cards()) == "10S 9C KC JD 9H"
-    s.push("pickup")
+    s.push_text("pickup")
     assert hand_text(s, D) == "10S 9S 7S AH 9H KD JD KC 9C"
     assert format_cards(s.pile_cards()) == "7H 8H"
-    assert (s.to_act, s.mode) == (A, "respond")
+    assert (s.to_act, Phase(s.phase).label) == (A, "respond")
     assert beats_of(s) == "8C 7C"
 
 
@@ -312,10 +313,10 @@ def test_e6_pickup_three() -> None:
     g = make_game()
     s = pos(g, {"A": "AC", "B": "8S 7S", "C": "KC", "D": "QS"}, "6C 7C 9D JS 10H", "B", "respond")
     assert beats_of(s) == ""
-    s.push("pickup")
+    s.push_text("pickup")
     assert hand_text(s, B) == "JS 8S 7S 10H 9D"
     assert format_cards(s.pile_cards()) == "6C 7C"
-    assert (s.to_act, s.mode) == (C, "respond")
+    assert (s.to_act, Phase(s.phase).label) == (C, "respond")
 
 
 def test_e7_whole_pile_on_own_ace_then_free_lead() -> None:
@@ -324,37 +325,37 @@ def test_e7_whole_pile_on_own_ace_then_free_lead() -> None:
     s = pos(g, hands, "6S 8D 9D 7C JH AH", "C", "respond")
     assert beats_of(s) == ""
     assert s.pickup_count() == 6
-    s.push("pickup")
+    s.push_text("pickup")
     assert hand_text(s, C) == "10S 6S AH JH 7H 9D 8D 7C"
     assert s.pile_cards() == []
-    assert (s.to_act, s.mode) == (D, "free")
-    assert_refused(s, lambda: s.push("pickup"), "nothing to pick up")
-    s.push("lead 8S")
+    assert (s.to_act, Phase(s.phase).label) == (D, "free")
+    assert_refused(s, lambda: s.push_text("pickup"), "nothing to pick up")
+    s.push_text("lead 8S")
     assert hand_text(s, D) == "9S"
-    assert (s.to_act, s.mode) == (A, "respond")
+    assert (s.to_act, Phase(s.phase).label) == (A, "respond")
 
 
 def test_e8_voluntary_refusal_of_short_pile() -> None:
     g = make_game()
     s = pos(g, {"A": "8S 7C", "B": "JD 10D", "C": "KH", "D": "6S"}, "9D QH", "A", "respond")
     assert beats_of(s) == "7C"
-    s.push("pickup")
+    s.push_text("pickup")
     assert hand_text(s, A) == "8S QH 9D 7C"
-    assert s.pile_cards() == [] and (s.to_act, s.mode) == (B, "free")
-    s.push("lead 10D")
+    assert s.pile_cards() == [] and (s.to_act, Phase(s.phase).label) == (B, "free")
+    s.push_text("lead 10D")
     assert hand_text(s, B) == "JD"
-    assert (s.to_act, s.mode) == (C, "respond")
+    assert (s.to_act, Phase(s.phase).label) == (C, "respond")
 
 
 def test_e9_pickup_that_empties_the_pile() -> None:
     g = make_game()
     s = pos(g, {"A": "7D 10C", "B": "KD 8C", "C": "QH", "D": "AS 7S"}, "8S JD 9H", "D", "respond")
     assert beats_of(s) == "AS 7S"
-    s.push("pickup")
+    s.push_text("pickup")
     assert hand_text(s, D) == "AS 8S 7S 9H JD"
-    assert (s.to_act, s.mode) == (A, "free")
-    s.push("lead 10C")
-    assert (s.to_act, s.mode) == (B, "respond")
+    assert (s.to_act, Phase(s.phase).label) == (A, "free")
+    s.push_text("lead 10C")
+    assert (s.to_act, Phase(s.phase).label) == (B, "respond")
     assert beats_of(s) == "KD"
 
 
@@ -378,13 +379,13 @@ def test_a10_graded_pickup_counts(top: str, pile_len: int, required: int, expect
     s = g.position([cards("QC"), cards("JD"), cards("JH"), cards("JS")], pile, A, "respond", [])
     assert g.required_pickup(parse_card(top), A) == required
     assert s.pickup_count() == expected
-    s.push("pickup")
+    s.push_text("pickup")
     assert s.hands[A].bit_count() == 1 + expected
     assert len(s.pile_cards()) == pile_len - expected
     assert s.pile_cards() == pile[: pile_len - expected]
     assert s.hands[A] == cards("QC") | sum(1 << c for c in pile[pile_len - expected :])
     assert s.to_act == B
-    assert s.mode == ("respond" if pile_len > expected else "free")
+    assert Phase(s.phase).label == ("respond" if pile_len > expected else "free")
 
 
 @pytest.mark.parametrize(("count", "expected_left"), [(1, "7H 8H 9H JD KC 9C"), (3, "7H 8H 9H JD")])
@@ -394,10 +395,10 @@ def test_e18_fixed_pickup_including_own_ace(count: int, expected_left: str) -> N
     s = pos(g, hands, "7H 8H 9H JD KC 9C AS", "D", "respond")
     assert beats_of(s) == ""
     assert s.pickup_count() == count
-    s.push("pickup")
+    s.push_text("pickup")
     assert format_cards(s.pile_cards()) == expected_left
     assert s.hands[D].bit_count() == 4 + count
-    assert (s.to_act, s.mode) == (A, "respond")
+    assert (s.to_act, Phase(s.phase).label) == (A, "respond")
     if count == 3:
         assert hand_text(s, D) == "AS 9S 7S AH KD KC 9C"
         assert format_card(s.top or 0) == "JD"
@@ -407,39 +408,39 @@ def test_e18_default_contrast_takes_all_seven() -> None:
     g = make_game()
     hands = {"A": "8C 7C", "B": "QD", "C": "QH", "D": "9S 7S AH KD"}
     s = pos(g, hands, "7H 8H 9H JD KC 9C AS", "D", "respond")
-    s.push("pickup")
+    s.push_text("pickup")
     assert s.hands[D].bit_count() == 11
-    assert (s.to_act, s.mode) == (A, "free")
+    assert (s.to_act, Phase(s.phase).label) == (A, "free")
 
 
 def test_fixed_pickup_capped_at_pile() -> None:
     g = make_game(pickup_rule="fixed", fixed_pickup_count=6)
     s = pos(g, {"A": "8C", "B": "QD", "C": "QH", "D": "9S"}, "7H 8H 9H", "D", "respond")
     assert s.pickup_count() == 3
-    s.push("pickup")
+    s.push_text("pickup")
     assert hand_text(s, D) == "9S 9H 8H 7H"
-    assert (s.to_act, s.mode) == (A, "free")
+    assert (s.to_act, Phase(s.phase).label) == (A, "free")
 
 
 def test_whole_pile_rule_in_standard_game() -> None:
     g = make_game(pickup_rule="whole_pile")
     s = pos(g, {"A": "8C", "B": "QD", "C": "QH", "D": "9S"}, "7H 8H 9H JD", "D", "respond")
     assert s.pickup_count() == 4
-    s.push("pickup")
-    assert s.pile_cards() == [] and (s.to_act, s.mode) == (A, "free")
+    s.push_text("pickup")
+    assert s.pile_cards() == [] and (s.to_act, Phase(s.phase).label) == (A, "free")
 
 
 def test_after_pickup_free_lead_option_leads_on_top_of_the_kept_pile() -> None:
     g = make_game(after_pickup="free_lead")
     hands = {"A": "8C 7C", "B": "QD", "C": "QH", "D": "9S 7S AH KD"}
     s = pos(g, hands, "7H 8H 9H JD KC 9C 10S", "D", "respond")
-    s.push("pickup")
+    s.push_text("pickup")
     assert format_cards(s.pile_cards()) == "7H 8H"
-    assert (s.to_act, s.mode) == (A, "free")
+    assert (s.to_act, Phase(s.phase).label) == (A, "free")
     assert sorted(str(m) for m in s.legal_moves()) == ["lead 7C", "lead 8C"]
-    s.push("lead 7C")
+    s.push_text("lead 7C")
     assert format_cards(s.pile_cards()) == "7H 8H 7C"
-    assert (s.to_act, s.mode) == (B, "respond")
+    assert (s.to_act, Phase(s.phase).label) == (B, "respond")
 
 
 def test_pickup_passes_the_turn_over_out_players() -> None:
@@ -452,8 +453,8 @@ def test_pickup_passes_the_turn_over_out_players() -> None:
         "respond",
         [("A", "lead"), ("B", "defence")],
     )
-    s.push("pickup")
-    assert (s.to_act, s.mode) == (C, "free")
+    s.push_text("pickup")
+    assert (s.to_act, Phase(s.phase).label) == (C, "free")
     assert hand_text(s, D) == "9S 8D 7D"
 
 
@@ -464,34 +465,34 @@ def test_e10_defence_out_gives_free_lead_on_kept_pile_then_lead_out() -> None:
     g = make_game()
     s = pos(g, {"A": "JC 10C", "B": "9D", "C": "7S QC", "D": "8S AD"}, "7C 8H", "B", "respond")
     assert [str(m) for m in s.legal_moves()] == ["pickup", "beat 9D"]
-    assert_refused(s, lambda: s.push("beat 9D lead QC"), "not in B's hand")
-    s.push("beat 9D")
+    assert_refused(s, lambda: s.push_text("beat 9D lead QC"), "not in B's hand")
+    s.push_text("beat 9D")
     assert s.hands[B] == 0
     assert s.outs == ((B, "defence"),)
     assert format_cards(s.pile_cards()) == "7C 8H 9D"
-    assert (s.to_act, s.mode) == (C, "free")
-    assert_refused(s, lambda: s.push("pickup"))
-    assert_refused(s, lambda: s.push("beat QC lead 7S"), "free lead")
-    s.push("lead 7S")
+    assert (s.to_act, Phase(s.phase).label) == (C, "free")
+    assert_refused(s, lambda: s.push_text("pickup"))
+    assert_refused(s, lambda: s.push_text("beat QC lead 7S"), "free lead")
+    s.push_text("lead 7S")
     assert format_cards(s.pile_cards()) == "7C 8H 9D 7S"
-    assert (s.to_act, s.mode) == (D, "respond")
+    assert (s.to_act, Phase(s.phase).label) == (D, "respond")
     assert beats_of(s) == "8S"
-    s.push("beat 8S lead AD")
+    s.push_text("beat 8S lead AD")
     assert list(s.outs) == [(B, "defence"), (D, "lead")]
     assert s.first_out() == B
-    assert (s.to_act, s.mode) == (A, "respond")
+    assert (s.to_act, Phase(s.phase).label) == (A, "respond")
     assert beats_of(s) == "JC 10C"
     assert format_cards(s.pile_cards()) == "7C 8H 9D 7S 8S AD"
-    assert s.result is None
+    assert s.outcome is None
 
 
 def test_e11_out_on_lead_next_must_answer_the_lead() -> None:
     g = make_game()
     s = pos(g, {"A": "JC 10C", "B": "QH 9D", "C": "7S QC", "D": "8S AD"}, "7C 8H", "B", "respond")
-    s.push("beat 9D lead QH")
+    s.push_text("beat 9D lead QH")
     assert s.outs == ((B, "lead"),)
     assert format_cards(s.pile_cards()) == "7C 8H 9D QH"
-    assert (s.to_act, s.mode) == (C, "respond")
+    assert (s.to_act, Phase(s.phase).label) == (C, "respond")
     assert beats_of(s) == ""
     assert s.pickup_count() == 4
 
@@ -499,23 +500,23 @@ def test_e11_out_on_lead_next_must_answer_the_lead() -> None:
 def test_free_lead_after_defence_out_off_means_beat_the_defence_card() -> None:
     g = make_game(free_lead_after_defence_out=False)
     s = pos(g, {"A": "JC 10C", "B": "9D", "C": "7S QC", "D": "8S AD"}, "7C 8H", "B", "respond")
-    s.push("beat 9D")
-    assert (s.to_act, s.mode) == (C, "respond")
+    s.push_text("beat 9D")
+    assert (s.to_act, Phase(s.phase).label) == (C, "respond")
     assert beats_of(s) == ""  # 9D is B's trump, plain for C; C holds no higher diamond
     assert s.pickup_count() == 3
-    s.push("pickup")
+    s.push_text("pickup")
     assert hand_text(s, C) == "7S 8H 9D QC 7C"
-    assert (s.to_act, s.mode) == (D, "free")
+    assert (s.to_act, Phase(s.phase).label) == (D, "free")
 
 
 def test_defence_out_pile_discard() -> None:
     g = make_game(defence_out_pile="discard")
     s = pos(g, {"A": "JC 10C", "B": "9D", "C": "7S QC", "D": "8S AD"}, "7C 8H", "B", "respond")
-    s.push("beat 9D")
+    s.push_text("beat 9D")
     assert s.pile_cards() == []
     assert s.discard == cards("7C 8H 9D")
-    assert (s.to_act, s.mode) == (C, "free")
-    s.push("lead 7S")
+    assert (s.to_act, Phase(s.phase).label) == (C, "free")
+    s.push_text("lead 7S")
     assert format_cards(s.pile_cards()) == "7S"
     assert s.discard == cards("7C 8H 9D")
     # Card conservation includes the discard.
@@ -537,8 +538,8 @@ def test_defence_out_pile_discard_only_when_the_hand_goes_on() -> None:
         "respond",
         [("A", "lead"), ("C", "lead")],
     )
-    s.push("beat KH")
-    assert s.result == Result(D, "out")
+    s.push_text("beat KH")
+    assert s.outcome == Outcome(D, "out")
     assert format_cards(s.pile_cards()) == "7C 9C 10H KH"
     assert s.discard == 0
 
@@ -546,9 +547,9 @@ def test_defence_out_pile_discard_only_when_the_hand_goes_on() -> None:
 def test_out_on_free_lead_is_out_on_a_lead() -> None:
     g = make_game()
     s = pos(g, {"A": "KS", "B": "7D 8D", "C": "8H", "D": "6S"})
-    s.push("lead KS")
+    s.push_text("lead KS")
     assert s.outs == ((A, "lead"),)
-    assert (s.to_act, s.mode) == (B, "respond")
+    assert (s.to_act, Phase(s.phase).label) == (B, "respond")
 
 
 # --------------------------------------------------------------------------- A12 end of hand
@@ -564,32 +565,32 @@ def test_e12_defence_out_leaves_last_player_the_loser() -> None:
         [("A", "lead"), ("C", "defence")],
     ]
     s = pos(g, *args)
-    s.push("beat KH")
-    assert s.result == Result(D, "out")
-    assert s.is_over and s.to_act is None and s.mode is None
+    s.push_text("beat KH")
+    assert s.outcome == Outcome(D, "out")
+    assert s.is_over and s.to_act == -1
     assert s.outs[-1] == (B, "defence")
     assert s.returns() == (0.0, 0.0, 0.0, -1.0)
-    assert str(s.result) == "loser D"
+    assert str(s.outcome) == "loser D"
     s2 = pos(make_game(draw_rule="any_last_card"), *args)
-    s2.push("beat KH")
-    assert s2.result == Result(None, "last_card")
-    assert s2.result.is_draw and not s2.result.adjudicated
+    s2.push_text("beat KH")
+    assert s2.outcome == Outcome(None, "last_card")
+    assert s2.outcome.is_draw and not s2.outcome.adjudicated
     assert s2.returns() == (0.0,) * 4
 
 
 @pytest.mark.parametrize(
     ("c_hand", "draw_rule", "expected"),
     [
-        ("JH", "lead_only", Result(None, "last_card")),  # E13
-        ("JH", "any_last_card", Result(None, "last_card")),
-        ("JH", "none", Result(C, "out")),
-        ("6H", "lead_only", Result(C, "out")),  # E14: lower own card
-        ("KS", "lead_only", Result(C, "out")),  # E14: other suit
-        ("JH 6D", "lead_only", Result(C, "out")),  # E14: two cards
-        ("JH 6D", "any_last_card", Result(C, "out")),
+        ("JH", "lead_only", Outcome(None, "last_card")),  # E13
+        ("JH", "any_last_card", Outcome(None, "last_card")),
+        ("JH", "none", Outcome(C, "out")),
+        ("6H", "lead_only", Outcome(C, "out")),  # E14: lower own card
+        ("KS", "lead_only", Outcome(C, "out")),  # E14: other suit
+        ("JH 6D", "lead_only", Outcome(C, "out")),  # E14: two cards
+        ("JH 6D", "any_last_card", Outcome(C, "out")),
     ],
 )
-def test_e13_e14_draw_rule(c_hand: str, draw_rule: str, expected: Result) -> None:
+def test_e13_e14_draw_rule(c_hand: str, draw_rule: str, expected: Outcome) -> None:
     g = make_game(draw_rule=draw_rule)
     s = pos(
         g,
@@ -600,8 +601,8 @@ def test_e13_e14_draw_rule(c_hand: str, draw_rule: str, expected: Result) -> Non
         [("B", "lead"), ("D", "defence")],
     )
     assert beats_of(s) == "QS"
-    s.push("beat QS lead 7H")
-    assert s.result == expected
+    s.push_text("beat QS lead 7H")
+    assert s.outcome == expected
     assert s.outs[-1] == (A, "lead")
     assert format_cards(s.pile_cards()) == "9D 8S QS 7H"
 
@@ -609,20 +610,20 @@ def test_e13_e14_draw_rule(c_hand: str, draw_rule: str, expected: Result) -> Non
 def test_two_players_defence_out_ends_hand() -> None:
     g = make_game(2, {"A": "SC", "B": "HD"})
     s = pos(g, {"A": "7S", "B": "KH AH"}, "9D", "A", "respond")
-    s.push("beat 7S")
-    assert s.result == Result(B, "out")
+    s.push_text("beat 7S")
+    assert s.outcome == Outcome(B, "out")
 
 
 def test_first_out_wins_besicovitch_even_on_defence() -> None:
     g = Game(Rules(variant="besicovitch"), {"A": "S", "B": "D"}, {"A": "SC", "B": "DH"})
     s = g.position([cards("7S"), cards("KH AH")], parse_card_list("9D"), A, "respond")
-    s.push("beat 7S")
-    assert s.result == Result(B, "out")
+    s.push_text("beat 7S")
+    assert s.outcome == Outcome(B, "out")
     assert s.returns() == (1.0, -1.0)
 
 
-@pytest.mark.parametrize(("draw_option", "expected"), [(False, Result(B, "out")), (True, None)])
-def test_besicovitch_draw_rule(draw_option: bool, expected: Result | None) -> None:
+@pytest.mark.parametrize(("draw_option", "expected"), [(False, Outcome(B, "out")), (True, None)])
+def test_besicovitch_draw_rule(draw_option: bool, expected: Outcome | None) -> None:
     g = Game(
         Rules.from_dict({"variant": "besicovitch", "besicovitch_draw_rule": draw_option}),
         {"A": "S", "B": "D"},
@@ -630,12 +631,12 @@ def test_besicovitch_draw_rule(draw_option: bool, expected: Result | None) -> No
     )
     s = g.position([cards("QS 7H"), cards("JH")], parse_card_list("8S"), A, "respond")
     # JH beats 7H for B (same suit, higher); hearts are nobody's trump here.
-    s.push("beat QS lead 7H")
+    s.push_text("beat QS lead 7H")
     if expected is None:
-        assert s.result == Result(None, "last_card")
+        assert s.outcome == Outcome(None, "last_card")
         assert s.returns() == (0.0, 0.0)
     else:
-        assert s.result == expected
+        assert s.outcome == expected
         assert s.returns() == (1.0, -1.0)
 
 
@@ -658,7 +659,7 @@ def test_e17a_deal_four_players() -> None:
     assert sorted(s.origin.transfers) == sorted(
         [(parse_card("6D"), A, B), (parse_card("6H"), A, C), (parse_card("6C"), C, A)]
     )
-    assert (s.to_act, s.mode) == (A, "free")
+    assert (s.to_act, Phase(s.phase).label) == (A, "free")
     assert s.origin.dealer == D
     hands, _ = g.deal_hands(parse_card_list(E17_DECK), D)
     assert hands == s.hands
@@ -703,7 +704,7 @@ def test_a3_a4_deal_invariants(players: int, seed: int) -> None:
             if g.owners[seat] >> suit & 1:
                 assert s.hands[seat] >> card(suit, 1) & 1
     assert sum(s.hand_sizes()) == 36
-    assert (s.to_act, s.mode) == ((dealer + 1) % players, "free")
+    assert (s.to_act, Phase(s.phase).label) == ((dealer + 1) % players, "free")
     dealt_sizes = [36 // players] * players
     for c, frm, to in s.origin.transfers:
         assert rank_of(c) == 1 and g.owner_of(c) == to and frm != to
@@ -755,7 +756,7 @@ def test_e21_besicovitch_mirror_deal_example() -> None:
     assert hand_text(s, A) == "KS QS JS AH KH QH AD 10D 9D JC 10C 9C"
     assert hand_text(s, B) == "AS 10S 9S JH 10H 9H KD QD JD AC KC QC"
     assert s.origin.transfers == ()
-    assert (s.to_act, s.mode) == (A, "free")  # the dealer leads
+    assert (s.to_act, Phase(s.phase).label) == (A, "free")  # the dealer leads
 
 
 @pytest.mark.parametrize("deck_size", [24, 32, 36, 40])
@@ -796,7 +797,7 @@ def test_c3_mirror_deal_property(deck_size: int, seed: int) -> None:
 def test_c3_first_leader_option(leader: str, expected: int) -> None:
     g = besic(besicovitch_first_leader=leader)
     s = g.new_hand(dealer=B, seed=3)
-    assert (s.to_act, s.mode) == (expected, "free")
+    assert (s.to_act, Phase(s.phase).label) == (expected, "free")
     assert g.first_player(B) == expected
 
 
@@ -806,10 +807,10 @@ def test_c3_whole_pile_take_and_who_leads_next(taker_leads: bool, leader: int) -
     s = g.position([cards("KS 9C"), cards("9D 8D 7H")], parse_card_list("9H 8S 10D"), B, "respond")
     assert beats_of(s) == ""  # 10D is B's trump: only a higher diamond; B has none
     assert s.pickup_count() == 3
-    s.push("pickup")
+    s.push_text("pickup")
     assert hand_text(s, B) == "8S 9H 7H 10D 9D 8D"
     assert s.pile_cards() == []
-    assert (s.to_act, s.mode) == (leader, "free")
+    assert (s.to_act, Phase(s.phase).label) == (leader, "free")
 
 
 # --------------------------------------------------------------------------- D guards
@@ -834,36 +835,36 @@ def test_e19_cycle_returns_to_p0_and_threefold_is_a_draw() -> None:
     p0 = snapshot(s)[:3]
     assert s.repetition_count() == 1
     for m in E19_STEPS:
-        s.push(m)
+        s.push_text(m)
     assert snapshot(s)[:3] == p0
     assert s.repetition_count() == 2
-    assert s.result is None
+    assert s.outcome is None
     for i, m in enumerate(E19_STEPS, 7):
-        assert s.result is None, i
-        s.push(m)
-    assert s.result == Result(None, "repetition")
-    assert Result(None, "repetition").adjudicated and s.is_over
+        assert s.outcome is None, i
+        s.push_text(m)
+    assert s.outcome == Outcome(None, "repetition")
+    assert Outcome(None, "repetition").adjudicated and s.is_over
     assert s.turns == 12
-    assert_refused(s, lambda: s.push("lead 7H"), exc=HandOverError)
+    assert_refused(s, lambda: s.push_text("lead 7H"), exc=HandOverError)
 
 
 def test_e19_intermediate_states() -> None:
     s = e19()
-    s.push("lead 7H")
+    s.push_text("lead 7H")
     assert beats_of(s) == "9H"
-    s.push("beat 9H lead 8C")
+    s.push_text("beat 9H lead 8C")
     assert beats_of(s) == ""
     assert s.pickup_count() == 3
-    s.push("pickup")
+    s.push_text("pickup")
     assert hand_text(s, A) == "KS 9H 7H 8C"
-    assert (s.to_act, s.mode) == (B, "free")
-    s.push("lead 6H")
+    assert (s.to_act, Phase(s.phase).label) == (B, "free")
+    s.push_text("lead 6H")
     assert beats_of(s) == "KS 9H 7H 8C"
-    s.push("beat 9H lead 8C")
+    s.push_text("beat 9H lead 8C")
     assert beats_of(s) == "QD"
-    s.push("pickup")
+    s.push_text("pickup")
     assert hand_text(s, B) == "9H 6H QD 8C"
-    assert (s.to_act, s.mode) == (A, "free")
+    assert (s.to_act, Phase(s.phase).label) == (A, "free")
 
 
 @pytest.mark.parametrize("keep", ["copy", "original"])
@@ -875,60 +876,60 @@ def test_e19_repetition_is_counted_across_copies(keep: str) -> None:
         c = s.copy()
         if keep == "copy":
             s = c
-        s.push(m)
+        s.push_text(m)
         if i == 6:
             assert s.repetition_count() == 2
-        assert (s.result is None) == (i < 12), i
-    assert s.result == Result(None, "repetition")
+        assert (s.outcome is None) == (i < 12), i
+    assert s.outcome == Outcome(None, "repetition")
 
 
 def test_repetition_limit_two_and_off() -> None:
     s = e19(repetition_limit=2)
     for m in E19_STEPS:
-        s.push(m)
-    assert s.result == Result(None, "repetition") and s.turns == 6
+        s.push_text(m)
+    assert s.outcome == Outcome(None, "repetition") and s.turns == 6
     s = e19(repetition_limit=None)
     for _ in range(5):
         for m in E19_STEPS:
-            s.push(m)
-    assert s.result is None and s.turns == 30
+            s.push_text(m)
+    assert s.outcome is None and s.turns == 30
     assert s.repetition_count() == 0
 
 
 def test_repetition_is_checked_before_the_cap() -> None:
     s = e19(repetition_limit=2, max_actions_per_hand=6, cap_outcome="most_cards_loses")
     for m in E19_STEPS:
-        s.push(m)
-    assert s.result == Result(None, "repetition")
+        s.push_text(m)
+    assert s.outcome == Outcome(None, "repetition")
 
 
 @pytest.mark.parametrize(
     ("cap", "outcome", "expected"),
     [
-        (3, "draw", Result(None, "action_cap")),
-        (3, "most_cards_loses", Result(A, "action_cap")),  # A 4 cards, B 2
-        (2, "most_cards_loses", Result(B, "action_cap")),  # A 1, B 2
-        (1, "most_cards_loses", Result(B, "action_cap")),  # A 1, B 4
-        (4, "most_cards_loses", Result(A, "action_cap")),  # A 4, B 1
+        (3, "draw", Outcome(None, "action_cap")),
+        (3, "most_cards_loses", Outcome(A, "action_cap")),  # A 4 cards, B 2
+        (2, "most_cards_loses", Outcome(B, "action_cap")),  # A 1, B 2
+        (1, "most_cards_loses", Outcome(B, "action_cap")),  # A 1, B 4
+        (4, "most_cards_loses", Outcome(A, "action_cap")),  # A 4, B 1
     ],
 )
-def test_action_cap(cap: int, outcome: str, expected: Result) -> None:
+def test_action_cap(cap: int, outcome: str, expected: Outcome) -> None:
     s = e19(max_actions_per_hand=cap, cap_outcome=outcome)
     for m in E19_STEPS[:cap]:
-        assert s.result is None
-        s.push(m)
-    assert s.result == expected
+        assert s.outcome is None
+        s.push_text(m)
+    assert s.outcome == expected
     assert s.turns == cap
-    assert s.result.adjudicated
-    assert s.to_act is None
+    assert s.outcome.adjudicated
+    assert s.is_over and s.to_act == -1
 
 
 def test_action_cap_tie_is_a_draw() -> None:
     g = make_game(2, {"A": "SC", "B": "HD"}, max_actions_per_hand=1, cap_outcome="most_cards_loses")
     s = pos(g, {"A": "KS 7H 8S", "B": "9H 6H"})
-    s.push("lead 7H")
+    s.push_text("lead 7H")
     assert s.hand_sizes() == (2, 2)
-    assert s.result == Result(None, "action_cap")
+    assert s.outcome == Outcome(None, "action_cap")
 
 
 def test_action_that_ends_the_hand_keeps_its_result_at_the_cap() -> None:
@@ -941,8 +942,8 @@ def test_action_that_ends_the_hand_keeps_its_result_at_the_cap() -> None:
         "respond",
         [("B", "lead"), ("D", "defence")],
     )
-    s.push("beat QS lead 7H")
-    assert s.result == Result(None, "last_card")
+    s.push_text("beat QS lead 7H")
+    assert s.outcome == Outcome(None, "last_card")
     g = make_game(max_actions_per_hand=1)
     s = pos(
         g,
@@ -952,17 +953,17 @@ def test_action_that_ends_the_hand_keeps_its_result_at_the_cap() -> None:
         "respond",
         [("A", "lead"), ("C", "defence")],
     )
-    s.push("beat KH")
-    assert s.result == Result(D, "out")
+    s.push_text("beat KH")
+    assert s.outcome == Outcome(D, "out")
 
 
 def test_cap_counts_from_the_start_position_turns() -> None:
     g = make_game(2, {"A": "SC", "B": "HD"}, max_actions_per_hand=10)
     s = g.position([cards("KS 7H"), cards("9H 6H QD 8C")], [], A, FREE, [], turns=8)
-    s.push("lead 7H")
-    assert s.result is None
-    s.push("beat 9H lead 8C")
-    assert s.result == Result(None, "action_cap")
+    s.push_text("lead 7H")
+    assert s.outcome is None
+    s.push_text("beat 9H lead 8C")
+    assert s.outcome == Outcome(None, "action_cap")
 
 
 # --------------------------------------------------------------------------- bad input
@@ -971,7 +972,7 @@ def test_cap_counts_from_the_start_position_turns() -> None:
 def e1_respond() -> State:
     g = make_game()
     s = pos(g, {"A": "KS 8H 9C 6C", "B": "QS 10H 6D", "C": "6H 9D JC", "D": "7S 6S AH 8D"})
-    s.push("lead 8H")
+    s.push_text("lead 8H")
     return s
 
 
@@ -997,7 +998,7 @@ def e1_respond() -> State:
 )
 def test_illegal_moves_in_respond_mode_change_nothing(move: str, match: str) -> None:
     s = e1_respond()
-    assert_refused(s, lambda: s.push(move), match)
+    assert_refused(s, lambda: s.push_text(move), match)
     if "malformed" not in match and "one card" not in match:
         assert not s.is_legal(Move.parse(move))
 
@@ -1014,14 +1015,14 @@ def test_illegal_moves_in_respond_mode_change_nothing(move: str, match: str) -> 
 def test_illegal_moves_in_free_mode_change_nothing(move: str, match: str) -> None:
     g = make_game()
     s = pos(g, {"A": "KS 8H 9C 6C", "B": "QS 10H 6D", "C": "6H 9D JC", "D": "7S 6S AH 8D"})
-    assert_refused(s, lambda: s.push(move), match)
+    assert_refused(s, lambda: s.push_text(move), match)
 
 
 def test_wrong_seat_is_refused() -> None:
     s = e1_respond()
-    assert_refused(s, lambda: s.push("beat 6D lead QS", seat=C), "it is B's turn, not C's")
-    assert_refused(s, lambda: s.push("pickup", seat=A), "B's turn")
-    s.push("beat 6D lead QS", seat=B)
+    assert_refused(s, lambda: s.push_text("beat 6D lead QS", seat=C), "it is B's turn, not C's")
+    assert_refused(s, lambda: s.push_text("pickup", seat=A), "B's turn")
+    s.push_text("beat 6D lead QS", seat=B)
     assert s.to_act == C
 
 
@@ -1041,9 +1042,9 @@ def test_moves_after_the_hand_ended_raise_hand_over() -> None:
         "respond",
         [("A", "lead"), ("C", "defence")],
     )
-    s.push("beat KH")
+    s.push_text("beat KH")
     for m in ("pickup", "lead AH", "beat AH", "beat AH lead KH"):
-        assert_refused(s, partial(s.push, m), "hand is over", HandOverError)
+        assert_refused(s, partial(s.push_text, m), "hand is over", HandOverError)
     for a in (PICKUP, parse_card("AH"), 0):
         assert_refused(s, partial(s.apply_action, a), "hand is over", HandOverError)
     assert s.legal_moves() == [] and s.legal_actions() == () and s.legal_action_mask() == 0
@@ -1088,13 +1089,13 @@ def test_illegal_step_actions_in_free_mode(action: Any, match: str) -> None:
 def test_mid_turn_lead_step_and_refusals() -> None:
     s = e1_respond()
     s.apply_action(parse_card("6D"))
-    assert s.phase == LEAD and s.mode == "lead"
+    assert s.phase == LEAD and Phase(s.phase).label == "lead"
     assert s.to_act == B
     assert set(s.legal_actions()) == {parse_card("QS"), parse_card("10H")}
     assert_refused(s, lambda: s.apply_action(PICKUP), "cannot pick up now: lead mode")
     assert_refused(s, lambda: s.apply_action(parse_card("9C")), "9C is not in B's hand")
-    assert_refused(s, lambda: s.push("pickup"), "mid-turn")
-    assert_refused(s, lambda: s.push("lead QS"), "mid-turn")
+    assert_refused(s, lambda: s.push_text("pickup"), "mid-turn")
+    assert_refused(s, lambda: s.push_text("lead QS"), "mid-turn")
     with pytest.raises(IllegalMoveError, match="mid-turn"):
         s.legal_moves()
     assert s.count_legal_moves() == 2
@@ -1165,7 +1166,7 @@ def test_move_parse_and_interning() -> None:
         ({"hands": {"A": "KS", "B": "QS", "C": "7D", "D": "8D"}, "pile": "KS"}, "twice"),
         ({"hands": {"A": "KS 5S", "B": "QS", "C": "7D", "D": "8D"}}, "not in this deck"),
         ({"hands": {"A": "KS", "B": "QS", "C": "7D"}}, "all 4 seats"),
-        ({"hands": {"A": "KS", "B": "QS", "C": "7D", "D": "8D"}, "mode": "respond"}, "pile"),
+        ({"hands": {"A": "KS", "B": "QS", "C": "7D", "D": "8D"}, "phase": "respond"}, "pile"),
         ({"hands": {"A": "", "B": "QS", "C": "7D", "D": "8D"}}, "'out' must list"),
         (
             {
@@ -1186,7 +1187,7 @@ def test_move_parse_and_interning() -> None:
             },
             "at least two players",
         ),
-        ({"hands": {"A": "KS", "B": "QS", "C": "7D", "D": "8D"}, "mode": "bogus"}, "mode"),
+        ({"hands": {"A": "KS", "B": "QS", "C": "7D", "D": "8D"}, "phase": "bogus"}, "phase"),
         ({"hands": {"A": "KS", "B": "QS", "C": "7D", "E": "8D"}}, "unknown seat"),
         (
             {
@@ -1199,9 +1200,9 @@ def test_move_parse_and_interning() -> None:
 )
 def test_bad_positions_raise_position_error(kwargs: dict[str, Any], match: str) -> None:
     g = make_game()
-    args = {"pile": "", "to_act": "A", "mode": "free", "outs": None, **kwargs}
+    args = {"pile": "", "to_act": "A", "phase": "free", "outs": None, **kwargs}
     with pytest.raises(PositionError, match=match):
-        pos(g, args["hands"], args["pile"], args["to_act"], args["mode"], args["outs"])
+        pos(g, args["hands"], args["pile"], args["to_act"], args["phase"], args["outs"])
 
 
 @pytest.mark.parametrize(
@@ -1224,7 +1225,7 @@ def test_position_start_counts_and_cards_exist_only_as_listed() -> None:
     s = pos(g, {"A": "KS", "B": "QS", "C": "7D", "D": "8D"})
     assert sum(s.hand_sizes()) == 4
     assert s.turns == 0 and s.history() == [] and s.outs == ()
-    assert s.result is None and s.first_out() is None
+    assert s.outcome is None and s.first_out() is None
     assert OVER == 3 and FREE == 0 and RESPOND == 1
 
 

@@ -60,7 +60,7 @@ def test_hidden_cards_do_not_change_the_tensor(rules: Rules) -> None:
     differed = 0
     for seed in range(20):
         state = _played(game, seed, 3 * seed)
-        seat = state.to_act_seat if not state.is_over else 0
+        seat = state.to_act if not state.is_over else 0
         obs = observe(state, seat)
         other = determinize(obs, rng)
         np.testing.assert_array_equal(enc.encode_state(state, seat), enc.encode_state(other, seat))

@@ -66,7 +66,7 @@ def test_action_cap_is_real() -> None:
             state.apply_action(rng.choice(state.chance_outcomes())[0])
         else:
             state.apply_action(rng.choice(state.legal_actions()))
-    assert state.hand.turns <= 5 and state.hand.result.reason in ("action_cap", "out")
+    assert state.hand.turns <= 5 and state.hand.outcome.termination in ("action_cap", "out")
 
 
 def _dealt(game: pyspiel.Game, seed: int, steps: int) -> pyspiel.State:

@@ -253,7 +253,7 @@ def test_compiled_hand_plays_exactly_as_the_engine_state(config: dict) -> None:
             steps += 1
         assert fast.rewards == slow.rewards and fast._cumulative_rewards == slow._cumulative_rewards
         assert fast.hand.is_over and repr(fast.hand) == repr(slow.hand)
-        assert fast.hand.result == slow.hand.result
+        assert fast.hand.outcome == slow.hand.outcome
     assert steps > 100
 
 

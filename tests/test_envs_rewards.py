@@ -87,7 +87,7 @@ def test_pettingzoo_pays_the_option_on_both_paths(reward: str) -> None:
             state = slow.unwrapped.hand
             want = spec.of_state(state)
             assert got == pytest.approx(list(want))
-            draws += state.result is not None and state.result.loser is None
+            draws += state.outcome is not None and state.outcome.loser is None
     assert draws > 0  # the draw value was exercised
 
 
@@ -107,7 +107,7 @@ def test_gymnasium_pays_the_learner_its_reward_and_a_draw_its_value() -> None:
                 done = term or trunc
             state = env.unwrapped.hand
             assert total == env.reward.of_state(state)[info["seat"]]
-            if state.result is not None and state.result.loser is None:
+            if state.outcome is not None and state.outcome.loser is None:
                 assert total == env.reward.draw
 
 
@@ -140,7 +140,7 @@ def test_openspiel_utilities_pay_the_option() -> None:
                 else:
                     state.apply_action(rng.choice(state.legal_actions()))
             assert state.returns() == list(spec.of_state(state.hand))
-            draws += state.hand.result.loser is None
+            draws += state.hand.outcome.loser is None
         assert draws > 0
 
 

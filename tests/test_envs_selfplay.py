@@ -65,7 +65,7 @@ def test_rows_replay_through_the_engine() -> None:
         while not state.is_over:
             assert dec["game_id"][i] == h["game_id"]
             seat = dec["seat"][i]
-            assert seat == state.to_act_seat
+            assert seat == state.to_act
             np.testing.assert_array_equal(
                 np.array(dec["observation"][i], dtype=np.float32), encode_state(state, seat)
             )
@@ -73,8 +73,8 @@ def test_rows_replay_through_the_engine() -> None:
             assert {a for a in range(41) if mask[a]} == set(state.legal_actions())
             state.apply_action(dec["action"][i])
             i += 1
-        assert (state.result.loser if state.result.loser is not None else -1) == h["loser"]
-        assert state.result.reason == h["reason"]
+        assert (state.outcome.loser if state.outcome.loser is not None else -1) == h["loser"]
+        assert state.outcome.termination == h["reason"]
         assert h["decisions"] == sum(1 for g in dec["game_id"] if g == h["game_id"])
     assert i == len(dec["game_id"])
 

@@ -55,12 +55,12 @@ def _compare(vg: VectorGame, states: list, b: int) -> None:
     assert int(vg.turns[b]) == s.turns
     if s.is_over:
         assert vg.done[b]
-        assert REASONS[vg.reason[b]] == s.result.reason
+        assert REASONS[vg.reason[b]] == s.outcome.termination
         loser = int(vg.loser[b])
-        assert (None if loser < 0 else loser) == s.result.loser
+        assert (None if loser < 0 else loser) == s.outcome.loser
         assert vg.returns()[b].tolist() == list(s.returns())
     else:
-        assert int(vg.to_act[b]) == s.to_act_seat and int(vg.phase[b]) == s.phase
+        assert int(vg.to_act[b]) == s.to_act and int(vg.phase[b]) == s.phase
 
 
 @pytest.mark.parametrize("config", CONFIGS, ids=str)
@@ -79,7 +79,7 @@ def test_batches_replay_through_the_engine(config: dict) -> None:
             s = states[b]
             assert set(np.flatnonzero(masks[b])) == set(s.legal_actions())
             if not s.is_over and step % 4 == 0:
-                np.testing.assert_array_equal(obs[b], encode_state(s, s.to_act_seat))
+                np.testing.assert_array_equal(obs[b], encode_state(s, s.to_act))
         acts = vg.random_actions()
         if config.get("repetition_limit"):
             # always play the lowest card: hands that cycle, so the guard fires
@@ -93,7 +93,7 @@ def test_batches_replay_through_the_engine(config: dict) -> None:
                 states[b].apply_action(int(acts[b]))
             _compare(vg, states, b)
         for b in vg.reset_done():
-            seen[states[b].result.reason] += 1
+            seen[states[b].outcome.termination] += 1
             finished += 1
             states[b] = game.deal(int(vg.dealers[b]), vg.deck_of(b))
             _compare(vg, states, b)
@@ -119,7 +119,7 @@ def _run_loaded(rules: Rules, positions: list[dict], steps: int = 60) -> Counter
             if not s.is_over:
                 s.apply_action(int(acts[b]))
                 if s.is_over:
-                    seen[s.result.reason] += 1
+                    seen[s.outcome.termination] += 1
             _compare(vg, states, b)
     return seen
 
@@ -128,7 +128,7 @@ def test_every_ending_from_positions() -> None:
     """Positions that end each way (a last-card draw, the action cap with the
     most-cards loser, a normal loss) play out alike in both (repetitions occur in
     the random batches, see ``test_batches_replay_through_the_engine``)."""
-    free = {"to_act": "A", "mode": "free"}
+    free = {"to_act": "A", "phase": "free"}
     seen = _run_loaded(
         Rules(num_players=2),
         [
@@ -138,7 +138,7 @@ def test_every_ending_from_positions() -> None:
     )
     seen += _run_loaded(
         Rules(num_players=2, draw_rule="any_last_card", max_actions_per_hand=40),
-        [{"hands": {"A": "7D 9S", "B": "8D KS"}, "pile": "6C", "to_act": "A", "mode": "respond"}]
+        [{"hands": {"A": "7D 9S", "B": "8D KS"}, "pile": "6C", "to_act": "A", "phase": "respond"}]
         * 6,
     )
     seen += _run_loaded(

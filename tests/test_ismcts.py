@@ -28,7 +28,7 @@ def test_plays_legal_moves_to_the_end(spec: str) -> None:
 @pytest.mark.parametrize("cls", [ISMCTSAgent, PIMCAgent])
 def test_seeded_and_reproducible(cls: type) -> None:
     state = Game(Rules(num_players=4)).new_hand(1, 5)
-    obs = observe(state, state.to_act_seat)
+    obs = observe(state, state.to_act)
     a = cls(seed=3, iterations=80).choose(obs)
     b = cls(seed=3, iterations=80).choose(obs)
     assert a == b and a in obs.legal_moves()
@@ -39,8 +39,8 @@ def test_decision_depends_only_on_the_observation() -> None:
     bot never sees the hidden hands."""
     game = Game(Rules(num_players=4))
     dealt = game.new_hand(0, 21)
-    s1 = game.position(dealt.hands, [], dealt.to_act_seat, "free", [])
-    seat = s1.to_act_seat
+    s1 = game.position(dealt.hands, [], dealt.to_act, "free", [])
+    seat = s1.to_act
     obs1 = observe(s1, seat)
     # swap hidden cards between two other seats (same sizes, same public knowledge)
     rng = random.Random(0)
@@ -86,7 +86,7 @@ def test_ismcts_prefers_the_winning_move_in_a_small_endgame() -> None:
 
 def test_search_statistics_and_budget() -> None:
     state = Game(Rules(num_players=3)).new_hand(0, 2)
-    obs = observe(state, state.to_act_seat)
+    obs = observe(state, state.to_act)
     search = ISMCTS(random.Random(1))
     root = search.search(obs, Budget(iterations=120))
     assert search.iterations == 120
@@ -126,7 +126,7 @@ def test_bad_options_are_refused() -> None:
         PIMCAgent(rollout="nope")
     with pytest.raises(ValueError, match="own turn"):
         s = Game(Rules(num_players=4)).new_hand(0, 1)
-        ISMCTSAgent(iterations=5).choose(observe(s, (s.to_act_seat + 1) % 4))
+        ISMCTSAgent(iterations=5).choose(observe(s, (s.to_act + 1) % 4))
 
 
 def test_rollout_rewards() -> None:
@@ -169,7 +169,7 @@ def test_evaluation_predicts_the_durak_better_than_a_guess() -> None:
             if rng.random() < 0.2:
                 seen.append(s.copy())
             s.push_unchecked(policy("heuristic")(s, rng))
-        loser = s.result.loser if s.result else None
+        loser = s.outcome.loser if s.outcome else None
         if loser is None:
             continue
         for st in seen:
@@ -184,6 +184,6 @@ def test_rollout_turns_option() -> None:
     agent = make_agent("ismcts:iterations=40,rollout_turns=12", seed=1)
     assert isinstance(agent, ISMCTSAgent) and agent.rollout_turns == 12
     s = Game(Rules(num_players=4)).new_hand(0, 3)
-    assert agent.choose(observe(s, s.to_act_seat)) in s.legal_moves()
+    assert agent.choose(observe(s, s.to_act)) in s.legal_moves()
     with pytest.raises(ValueError, match="rollout_turns"):
         ISMCTSAgent(rollout_turns=-1)

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from svoi_kozyri.core import format_card, format_cards, parse_card, seat_name
+from svoi_kozyri.core import RESPOND, Phase, format_card, format_cards, parse_card, seat_name
 from svoi_kozyri.notation import format_position
 from svoi_kozyri.server.features.learn import Lesson, card_note, lessons
 from svoi_kozyri.server.web.app import create_app
@@ -20,7 +20,7 @@ LESSONS = lessons()
 
 
 def _beats(state: Any) -> list[str]:
-    return format_cards(state.beat_options()).split() if state.mode == "respond" else []
+    return format_cards(state.beat_options()).split() if state.phase == RESPOND else []
 
 
 def _check(state: Any, claims: dict[str, Any], mover: int | None = None) -> None:
@@ -37,7 +37,7 @@ def _check(state: Any, claims: dict[str, Any], mover: int | None = None) -> None
         elif key == "legal_count":
             assert len(state.legal_moves()) == want, key
         elif key == "mode":
-            assert state.mode == want, key
+            assert Phase(state.phase).label == want, key
         elif key == "to_act":
             assert state.to_act is not None and seat_name(state.to_act) == want, key
         elif key == "top":
@@ -73,7 +73,7 @@ def test_lesson_holds_in_the_engine(x: Lesson) -> None:
         assert move in legal, move
         after = x.state()
         mover = after.to_act
-        after.push(move)
+        after.push_text(move)
         _check(after, claims, mover)
 
 

@@ -66,9 +66,9 @@ def test_errors_raised_are_of_the_right_class() -> None:
     with pytest.raises(CardError):
         parse_card("ZZ")
     with pytest.raises(InvalidMoveError):
-        state.push("lead")
+        state.push_text("lead")
     with pytest.raises(InvalidMoveError):
-        state.push("beat 6S lead 6S")
+        state.push_text("beat 6S lead 6S")
     move = state.legal_moves()[0]
     bad = next(m for m in (sk.Move.parse(f"lead {c}") for c in ("AS", "AH", "AD", "AC")))
     if bad in state.legal_moves():
@@ -86,10 +86,10 @@ def test_errors_raised_are_of_the_right_class() -> None:
 def test_hand_over_error() -> None:
     game = Game(Rules(num_players=2))
     state = position_from_text(game, {"A": "6S", "B": "7H"}, to_act="A")
-    state.push("lead 6S")
+    state.push_text("lead 6S")
     assert state.is_over
     with pytest.raises(HandOverError):
-        state.push("pickup")
+        state.push_text("pickup")
 
 
 def test_session_over_error_is_its_own_class() -> None:
@@ -105,13 +105,13 @@ def test_termination_and_outcome() -> None:
     assert Termination.OUT == "out"
     assert Termination.REPETITION.adjudicated and not Termination.LAST_CARD.adjudicated
     o = Outcome(1, Termination.ACTION_CAP)
-    assert o.reason == "action_cap" and o.adjudicated and not o.is_draw
+    assert o.termination.value == "action_cap" and o.adjudicated and not o.is_draw
     assert o.result() == "loser B action_cap"
     assert Outcome.parse("loser=B:action_cap") == o
     assert Outcome.parse("draw last_card") == Outcome(None, Termination.LAST_CARD)
     assert Outcome(None, "repetition").termination is Termination.REPETITION
     assert pickle.loads(pickle.dumps(o)) == o
-    assert sk.Result is Outcome
+    assert sk.Outcome is Outcome
     with pytest.raises(PositionError):
         Outcome(None, Termination.OUT)  # a draw cannot end "out"
     with pytest.raises(PositionError):
@@ -128,11 +128,11 @@ def test_finished_hands_carry_a_termination() -> None:
     state = game.new_hand(seed=5)
     while not state.is_over:
         state.push(rng.choice(state.legal_moves()))
-    assert state.result is not None
-    assert isinstance(state.result.termination, Termination)
+    assert state.outcome is not None
+    assert isinstance(state.outcome.termination, Termination)
     s = Session(Rules(num_players=3), first_dealer=0)
-    s.record(state.result.loser, state.first_out(), state.result.termination)
-    assert s.hands[0].termination is state.result.termination
+    s.record(state.outcome.loser, state.first_out(), state.outcome.termination)
+    assert s.hands[0].termination is state.outcome.termination
 
 
 @pytest.mark.parametrize(("value", "index"), [(1, 1), ("B", 1), ("b", 1), (" c ", 2), (0, 0)])
@@ -162,9 +162,9 @@ def test_push_accepts_a_seat_letter_like_position() -> None:
     state = position_from_text(game, {"A": "6S 7S", "B": "7H 8H"}, to_act="B")
     before = state.copy()
     with pytest.raises(IllegalMoveError):
-        state.push("lead 7H", seat="A")
+        state.push_text("lead 7H", seat="A")
     assert state == before
-    state.push("lead 7H", seat="B")
+    state.push_text("lead 7H", seat="B")
     assert state.to_act == 0
 
 
@@ -203,7 +203,7 @@ def test_position_takes_typed_cards_and_points_text_to_the_notation_layer() -> N
         {"A": parse_cards("6S 7S"), "B": parse_cards("7H 8H")}, [parse_card("9D")], "B", "respond"
     )
     assert typed == position_from_text(
-        game, {"A": "6S 7S", "B": "7H 8H"}, "9D", to_act="B", mode="respond"
+        game, {"A": "6S 7S", "B": "7H 8H"}, "9D", to_act="B", phase="respond"
     )
     with pytest.raises(PositionError, match="position_from_text"):
         game.position({"A": "6S 7S", "B": "7H 8H"})  # type: ignore[dict-item]

@@ -59,7 +59,8 @@ text = write_record(GameRecord.from_state(state, start=start))
 print(json.dumps({
     "turns": turns,
     "over": state.is_over,
-    "svg": str(svg.position(state, 0)).startswith("<svg") and "<svg" in start._repr_svg_(),
+    "svg": str(svg.position(state, 0)).startswith("<svg")
+    and "<svg" in svg.position(start)._repr_svg_(),
     "position": parse_position(format_position(state)) == state,
     "record": parse_record(text).moves == GameRecord.from_state(state, start=start).moves,
     "pure": svoi_kozyri.core.game.__file__.endswith(".py"),

@@ -46,6 +46,7 @@ from svoi_kozyri.server.storage.migrate import head_revision
 from svoi_kozyri.server.storage.store import Store
 from svoi_kozyri.server.web import observability
 from svoi_kozyri.server.web.app import create_app
+from svoi_kozyri.server.wire.events import DealEvent
 from test_server_postgres import postgres_url  # noqa: F401  (the fixture)
 from test_server_workers import _fresh_db
 
@@ -437,9 +438,9 @@ def test_json_logs_and_no_secret_in_logs_or_metrics(tmp_path: Path) -> None:
             stored = store.load(table_id)
             assert stored is not None
             for event in stored.events:
-                if event["kind"] == "deal":
-                    cards |= {format_card(c) for c in event["deck"]}
-                    cards |= {format_card(c, ten="T") for c in event["deck"]}
+                if isinstance(event, DealEvent):
+                    cards |= {format_card(c) for c in event.deck}
+                    cards |= {format_card(c, ten="T") for c in event.deck}
     finally:
         store.close()
     assert len(cards) >= 36

@@ -20,8 +20,8 @@ from svoi_kozyri.core import (
     LEAD,
     OVER,
     Game,
+    Outcome,
     PositionError,
-    Result,
     Rules,
     State,
     blind_owners,
@@ -165,7 +165,7 @@ def test_e1_start_position_exact() -> None:
 def test_e1_chain_positions_exact() -> None:
     state = e1_state()
     for move in ("lead 8H", "beat 6D lead QS", "beat 6H lead 9D", "pickup"):
-        state.push(move)
+        state.push_text(move)
     assert format_position(state) == ("C/D/H/S KS9C6C/TH/JC/QS7S6SAH6H9D8D 8H6D A respond - - 4")
     state.apply_action(parse_cards_compact("9C")[0])
     assert format_position(state) == "C/D/H/S KS6C/TH/JC/QS7S6SAH6H9D8D 8H6D9C A lead - - 4"
@@ -184,18 +184,18 @@ def test_finished_hand_and_outs_exact() -> None:
         [("A", "lead"), ("C", "defence")],
     )
     assert format_position(state) == "C/D/H/S -/KH/-/AH 7C9CTH B respond Al,Cd - 0"
-    state.push("beat KH")
+    state.push_text("beat KH")
     text = format_position(state)
     assert text == "C/D/H/S -/-/-/AH 7C9CTHKH - loser=D Al,Cd,Bd - 1"
     back = parse_position(text)
-    assert back == state and back.result == Result(3, "out") and back.phase == OVER
+    assert back == state and back.outcome == Outcome(3, "out") and back.phase == OVER
 
 
 def test_over_without_result_round_trips() -> None:
     game = Game(Rules(), {"A": "C", "B": "D", "C": "H", "D": "S"})
     state = position_from_text(game, {"A": "", "B": "", "C": "", "D": "AH"}, "KH", "A", OVER,
                           [("A", "lead"), ("B", "lead"), ("C", "lead")])  # fmt: skip
-    assert state.is_over and state.result is None
+    assert state.is_over and state.outcome is None
     assert format_position(state) == "C/D/H/S -/-/-/AH KH - over Al,Bl,Cl - 0"
     assert parse_position(format_position(state)) == state
 
@@ -203,14 +203,14 @@ def test_over_without_result_round_trips() -> None:
 @pytest.mark.parametrize(
     ("result", "text"),
     [
-        (Result(1, "out"), "loser=B"),
-        (Result(0, "action_cap"), "loser=A:action_cap"),
-        (Result(None, "last_card"), "draw=last_card"),
-        (Result(None, "repetition"), "draw=repetition"),
-        (Result(None, "action_cap"), "draw=action_cap"),
+        (Outcome(1, "out"), "loser=B"),
+        (Outcome(0, "action_cap"), "loser=A:action_cap"),
+        (Outcome(None, "last_card"), "draw=last_card"),
+        (Outcome(None, "repetition"), "draw=repetition"),
+        (Outcome(None, "action_cap"), "draw=action_cap"),
     ],
 )
-def test_result_field(result: Result, text: str) -> None:
+def test_result_field(result: Outcome, text: str) -> None:
     assert format_result(result) == text
     assert parse_result(text) == result
     assert parse_result(format_result(result, sep=" ")) == result
@@ -244,7 +244,7 @@ def test_discard_field() -> None:
     state = position_from_text(
         game, {"A": "JC", "B": "9D", "C": "QC 7S", "D": "8S AD"}, "7C 8H", "B", "respond"
     )
-    state.push("beat 9D")
+    state.push_text("beat 9D")
     text = format_position(state)
     assert text == "C/D/H/S JC/-/7SQC/8SAD - C free Bd 8H9D7C 1 defence_out_pile=discard"
     assert parse_position(text) == state
@@ -288,8 +288,8 @@ def test_round_trip_covers_every_player_count_mode_and_result() -> None:
             seen.add(("n", state.n))
             seen.add(("phase", state.phase))
             seen.add(("variant", state.rules.variant))
-            if state.result is not None:
-                seen.add(("result", state.result.is_draw))
+            if state.outcome is not None:
+                seen.add(("result", state.outcome.is_draw))
             if state.discard:
                 seen.add("discard")
             if state.outs:

@@ -19,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import pick_move, pos, random_hand, random_options
+from svoi_kozyri import Phase
 from svoi_kozyri.core import (
     RESPOND,
     Game,
@@ -78,11 +79,11 @@ def check_observations(state: State) -> None:
             assert obs.known[j] == derived[j]
         assert obs.hand_sizes == state.hand_sizes()
         assert list(obs.pile) == state.pile_cards()
-        assert (obs.to_act, obs.phase, obs.outs, obs.result, obs.turns, obs.discard) == (
-            state.to_act,
+        assert (obs.to_act, obs.phase, obs.outs, obs.outcome, obs.turns, obs.discard) == (
+            None if state.is_over else state.to_act,
             state.phase,
             state.outs,
-            state.result,
+            state.outcome,
             state.turns,
             state.discard,
         )
@@ -216,19 +217,19 @@ def test_known_cards_from_a_pickup_are_forgotten_once_played() -> None:
     g = Game(Rules(), {"A": "C", "B": "D", "C": "H", "D": "S"})
     s = pos(g, {"A": "KS 8H 9C 6C", "B": "QS 10H 6D", "C": "6H 9D JC", "D": "7S 6S AH 8D"})
     for m in ("lead 8H", "beat 6D lead QS", "beat 6H lead 9D", "pickup"):
-        s.push(m)
+        s.push_text(m)
     obs = observe(s, A := 0)
     assert obs.known[3] == parse_cards("9D 6H QS")
     assert obs.hands[3] == 0 and obs.hand_sizes[3] == 7
     assert obs.hands[A] == parse_cards("KS 9C 6C")
-    s.push("beat 9C lead KS")
-    s.push("pickup")  # B takes KS 9C 6D (KS is D's suit: plain for B, so 3)
+    s.push_text("beat 9C lead KS")
+    s.push_text("pickup")  # B takes KS 9C 6D (KS is D's suit: plain for B, so 3)
     obs = observe(s, 0)
     assert obs.known[1] == parse_cards("KS 9C 6D")
-    s.push("pickup")  # C cannot beat 8H (own suit, JC is not a heart): takes 1
-    assert s.mode == "free" and s.to_act == 3
+    s.push_text("pickup")  # C cannot beat 8H (own suit, JC is not a heart): takes 1
+    assert Phase(s.phase).label == "free" and s.to_act == 3
     assert observe(s, 1).known[2] == parse_cards("8H")
-    s.push("lead 9D")  # D plays a known card: it is no longer known anywhere
+    s.push_text("lead 9D")  # D plays a known card: it is no longer known anywhere
     obs = observe(s, 2)
     assert obs.known == (0, parse_cards("KS 9C 6D"), parse_cards("8H"), parse_cards("6H QS"))
 

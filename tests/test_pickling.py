@@ -22,7 +22,7 @@ def test_every_bot_pickles_and_plays_the_same_after(name: str) -> None:
     deck = cards_of(game.deck)
     random.Random(3).shuffle(deck)
     state = game.deal(0, deck)
-    obs = observe(state, state.to_act_seat)
+    obs = observe(state, state.to_act)
     bot = make_agent(f"{name}:iterations=50" if name == "ismcts" else name, 7)
     copy = pickle.loads(pickle.dumps(bot))
     assert type(copy) is type(bot)

@@ -16,7 +16,7 @@ from svoi_kozyri.core import (
     LEAD,
     Game,
     Move,
-    Result,
+    Outcome,
     Rules,
     State,
     SvoiKozyriError,
@@ -57,7 +57,7 @@ def e1_chain() -> tuple[State, State]:
     start = parse_position(E1)
     state = start.copy()
     for move in ("lead 8H", "beat 6D lead QS", "beat 6H lead 9D", "pickup", "beat 9C lead KS"):
-        state.push(move)
+        state.push_text(move)
     return start, state
 
 
@@ -111,7 +111,7 @@ def test_e1_record_exact() -> None:
 def test_short_full_record() -> None:
     rec = parse_record(SHORT)
     final = rec.replay()
-    assert final.result == Result(None, "last_card")
+    assert final.outcome == Outcome(None, "last_card")
     assert rec.names == {0: "alice", 1: "heuristic", 2: "random", 3: "bob"}
     assert rec.tags == {"Event": "Short", "Date": "2026.11.29"}
     assert write_record(rec) == SHORT
@@ -188,8 +188,8 @@ def test_round_trip_covers_player_counts_and_results() -> None:
         seen.add("over" if state.is_over else "unfinished")
     for seed in range(1, 33, 2):
         state = play(small_position(seed), seed)
-        if state.result is not None:
-            seen.add(state.result.reason)
+        if state.outcome is not None:
+            seen.add(state.outcome.termination)
     assert {2, 3, 4, "standard", "besicovitch", "over", "unfinished", "out"} <= seen
 
 

@@ -12,6 +12,7 @@ import pytest
 from fastapi import APIRouter, Request
 from fastapi.testclient import TestClient
 
+from svoi_kozyri import Phase
 from svoi_kozyri.server.edge.guard import Limits
 from svoi_kozyri.server.web.app import create_app
 
@@ -418,7 +419,7 @@ def test_pile_visibility_table_shows_the_top_and_the_pickup_window() -> None:
         p = g.prepare_move(st.to_act, str(rng.choice(moves)))
         g.apply(p.event, p)
     st = g.state
-    assert st is not None and st.mode == "respond"
+    assert st is not None and Phase(st.phase).label == "respond"
     actor = st.to_act
     assert actor is not None
     for viewer in (None, 0, 1, 2):

@@ -20,6 +20,7 @@ from svoi_kozyri.server.cluster import Cluster
 from svoi_kozyri.server.storage.store import AsyncAppender, StaleVersionError, Store
 from svoi_kozyri.server.table.live import LiveTable
 from svoi_kozyri.server.web.hub import Hub
+from svoi_kozyri.server.wire.events import MoveEvent, event_data
 from svoi_kozyri.server.wire.schemas import CreateTableRequest, JoinRequest, TableConfig
 from svoi_kozyri.server.wire.transport import Conn
 from test_server_postgres import postgres_url  # noqa: F401  (the fixture)
@@ -30,6 +31,11 @@ _names = itertools.count()
 
 
 @pytest.fixture
+def _move(n: int) -> MoveEvent:
+    """A distinct event to store (the store checks versions, not moves)."""
+    return MoveEvent(seat=n % 2, move=f"lead {6 + n}S")
+
+
 def store(postgres_url: str) -> Iterator[Store]:  # noqa: F811
     """A fresh, migrated database of its own for each test."""
     import psycopg
@@ -64,17 +70,17 @@ def test_append_checks_the_version_and_notifies_only_what_it_stored(store: Store
     async def go() -> None:
         app = store.appender()
         assert isinstance(app, AsyncAppender)
-        await app.append("t1", 0, {"kind": "x", "n": 0}, "playing", "first")
+        await app.append("t1", 0, _move(0), "playing", "first")
         with pytest.raises(StaleVersionError):  # a second writer of version 0
-            await app.append("t1", 0, {"kind": "x", "n": 1}, "playing", "second")
-        await app.append("t1", 1, {"kind": "x", "n": 2}, "finished", "third")
+            await app.append("t1", 0, _move(1), "playing", "second")
+        await app.append("t1", 1, _move(2), "finished", "third")
         with pytest.raises(StaleVersionError):  # a version from the future
-            await app.append("t1", 5, {"kind": "x", "n": 3}, "playing", "fourth")
+            await app.append("t1", 5, _move(3), "playing", "fourth")
         await app.close()
 
     asyncio.run(go())
     assert store.versions(["t1"]) == {"t1": 2}
-    assert store.events_since("t1", 0) == [{"kind": "x", "n": 0}, {"kind": "x", "n": 2}]
+    assert store.events_since("t1", 0) == [_move(0), _move(2)]
     heard = [n.payload for n in listener.notifies(timeout=1.0, stop_after=3)]
     listener.close()
     assert heard == ["first", "third"]
@@ -221,7 +227,7 @@ def test_a_refused_commit_refuses_the_ones_behind_it_and_reloads(store: Store) -
         assert await t2 is False  # built on a refused event: refused, never stored
         assert live.game is not game  # rebuilt from the database, which holds the truth
         assert live.game.version == 2 and store.versions([table_id]) == {table_id: 2}
-        assert live.game.events[1]["move"] == other_move
+        assert event_data(live.game.events[1])["move"] == other_move
         assert [v["version"] for v in _states(conn)] == [2]
         assert hub.actions == done_before
         await hub.stop()
@@ -311,7 +317,7 @@ def test_a_catch_up_runs_off_the_loop_once_per_table_and_applies_each_event_once
         await task
         assert not live.stale and live.catching is None
         assert live.game.version == 3 == store.versions([table_id])[table_id]
-        assert [e["move"] for e in live.game.events[1:]] == [e["move"] for e in g2.events[1:]]
+        assert live.game.events[1:] == g2.events[1:]
         assert [v["version"] for v in _states(conn)] == [3]  # announced once, caught up
         await hub.stop()
 

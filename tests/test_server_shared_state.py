@@ -31,6 +31,7 @@ from svoi_kozyri.server.runtime.process import ServerProcess
 from svoi_kozyri.server.storage.schema import events_t, leases_t
 from svoi_kozyri.server.storage.store import Store
 from svoi_kozyri.server.table.master import game_from_stored
+from svoi_kozyri.server.wire.events import MoveEvent
 from test_server_postgres import postgres_url  # noqa: F401  (the fixture)
 from test_server_workers import _fresh_db
 
@@ -270,7 +271,8 @@ def test_automatic_actions_go_on_after_a_kill_exactly_once(
         _until(
             "the turn timer to fire at B",
             lambda: any(
-                (e.get("by") == "timer") for e in store.events_since(tables[3], before[tables[3]])
+                (isinstance(e, MoveEvent) and e.by == "timer")
+                for e in store.events_since(tables[3], before[tables[3]])
             ),
             timeout=15,
         )
@@ -356,13 +358,15 @@ def test_a_player_at_one_process_counts_at_the_lease_holder(
                 with contextlib.suppress(TimeoutError):
                     ws.recv(timeout=0.05)
             events = store.events_since(tid, 0)
-            assert not [e for e in events if e.get("by") == "standin"], events
+            assert not [e for e in events if isinstance(e, MoveEvent) and e.by == "standin"], events
         finally:
             ws.close()
         # gone from B: A (or B) plays a stand-in for them after the grace
         _until(
             "a stand-in for the player who left",
-            lambda: any(e.get("by") == "standin" for e in store.events_since(tid, 0)),
+            lambda: any(
+                isinstance(e, MoveEvent) and e.by == "standin" for e in store.events_since(tid, 0)
+            ),
         )
     finally:
         store.close()

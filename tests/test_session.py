@@ -36,7 +36,7 @@ def test_e20_losses_mode() -> None:
     assert s.winners == [A, C, D]
     assert s.ranking() == [A, C, D, B]
     assert s.summary() == "losses: A=0, B=2, C=0, D=0"
-    assert [h.reason for h in s.hands] == ["out", "last_card", "out"]
+    assert [h.termination for h in s.hands] == ["out", "last_card", "out"]
 
 
 def test_errors_after_the_session_is_over_change_nothing() -> None:
@@ -143,7 +143,7 @@ def test_record_result_from_finished_states() -> None:
     with pytest.raises(PositionError, match="not over"):
         s.record_result(st)
     assert s.hands == []
-    st.push("beat KH")
+    st.push_text("beat KH")
     s.record_result(st)
     assert s.hands[-1].loser == D and s.hands[-1].first_out == A
     assert s.next_dealer == D
@@ -162,9 +162,9 @@ def test_played_session_bookkeeping() -> None:
         while not state.is_over:
             state.push(pick_move(state, rng))
         s.record_result(state)
-        assert state.result is not None
-        if state.result.loser is not None:
-            expected_dealer = state.result.loser
+        assert state.outcome is not None
+        if state.outcome.loser is not None:
+            expected_dealer = state.outcome.loser
         hands += 1
         assert hands < 200
     assert sum(s.losses) == sum(1 for h in s.hands if h.loser is not None)

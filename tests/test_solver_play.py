@@ -16,8 +16,8 @@ def _play(s: State, agents: dict[int, object], cap: int = 200) -> State:
     for _ in range(cap):
         if s.is_over:
             break
-        agent = agents[s.to_act_seat]
-        s.push(agent.choose(observe(s, s.to_act_seat)))  # type: ignore[attr-defined]
+        agent = agents[s.to_act]
+        s.push(agent.choose(observe(s, s.to_act)))  # type: ignore[attr-defined]
     return s
 
 
@@ -28,7 +28,7 @@ def test_expert_never_does_worse_than_the_exact_value_against_hard() -> None:
     for i in range(6):
         start = random_open(rng, game, rng.randint(6, 7))
         v = exhaustive_value(start)
-        me = start.to_act_seat
+        me = start.to_act
         other = 1 - me
         for expert_seat in (me, other):
             expert = make_agent("expert:ms=60", seed=i)

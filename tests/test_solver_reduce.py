@@ -32,7 +32,7 @@ def _relabel(state: State, f: list[int], seat_map: list[int]) -> State:
             hands[seat_map[i]] |= 1 << f[c]
     pile = [f[c] for c in state.pile_cards()]
     outs = [(i, "lead") for i in range(g.n) if not hands[i]]
-    return g.position(hands, pile, seat_map[state.to_act_seat], state.phase, outs)
+    return g.position(hands, pile, seat_map[state.to_act], state.phase, outs)
 
 
 def _random_monotone(rng: random.Random, game: Game, cards: int, across: bool) -> list[int]:

@@ -76,9 +76,9 @@ def test_wins_follow_the_shortest_distance() -> None:
         if e[0] != 1:
             continue
         wins += 1
-        me, steps = s.to_act_seat, 0
+        me, steps = s.to_act, 0
         while not s.is_over:
-            if s.to_act_seat == me:
+            if s.to_act == me:
                 hit = t.probe_move(s, None)
                 assert hit is not None and hit[0] == 1
                 move = hit[1]
@@ -86,7 +86,7 @@ def test_wins_follow_the_shortest_distance() -> None:
                 move = rng.choice(s.legal_moves())
             steps += len(move.steps())
             s.push(move)
-        assert s.result is not None and s.result.loser not in (None, me)
+        assert s.outcome is not None and s.outcome.loser not in (None, me)
         assert steps <= e[1]
     assert wins > 30
 
@@ -146,10 +146,10 @@ def test_tables_are_not_trusted_one_occurrence_short_of_the_threefold_rule() -> 
     s = g.position([parse_cards("KS 7H"), parse_cards("9H 6H QD 8C")], [], 0, "free")
     cycle = ["lead 7H", "beat 9H lead 8C", "pickup", "lead 6H", "beat 9H lead 8C"]
     for m in [*cycle, "pickup", *cycle]:
-        s.push(m)
+        s.push_text(m)
     solver = Solver(tables=EndgameTables.build(g, 6))
     res = solver.solve(s, None)
-    assert res.proven and solver._danger and res.nodes > 0
+    assert res.proven and solver.context.danger and res.nodes > 0
     assert {str(m): v for m, v in solver.move_values(s, None)}["pickup"] == 0
 
 

@@ -99,7 +99,7 @@ def _state() -> State:
         {"A": "KS 8H 9C 6C", "B": "QS 10H 6D", "C": "6H 9D JC", "D": "7S 6S AH 8D"},
         pile="7H QC",
         to_act="A",
-        mode="respond",
+        phase="respond",
     )
 
 
@@ -120,16 +120,18 @@ def test_position_for_a_spectator_shows_no_private_card() -> None:
     assert not faces & private
 
 
-def test_position_of_an_observation_and_the_notebook_hooks() -> None:
+def test_position_of_an_observation_and_the_notebook_hook() -> None:
     st = _state()
     obs = observe(st, 1)
     assert svg.position(obs) == svg.position(st, 1)
-    assert st._repr_svg_() == svg.position(st)  # a spectator's drawing
-    assert obs._repr_svg_() == svg.position(st, 1)
-    assert sorted(set(_faces(obs._repr_svg_())) - {"back"}) == ["10H", "6D", "QC", "QS"]
+    drawing = svg.position(obs)  # what Jupyter displays, through the drawing's own hook
+    assert drawing._repr_svg_() == svg.position(st, 1)
+    assert sorted(set(_faces(drawing._repr_svg_())) - {"back"}) == ["10H", "6D", "QC", "QS"]
+    # the core draws nothing itself: it never imports its drawing layer
+    assert not hasattr(st, "_repr_svg_") and not hasattr(obs, "_repr_svg_")
 
 
 def test_position_of_the_open_besicovitch_game_shows_both_hands() -> None:
     game = Game(Rules(variant="besicovitch"), owners={"A": "S", "B": "H"})
-    st = position_from_text(game, {"A": "AS 7H", "B": "KH 8S"}, pile="", to_act="A", mode="free")
+    st = position_from_text(game, {"A": "AS 7H", "B": "KH 8S"}, pile="", to_act="A", phase="free")
     assert sorted(set(_faces(svg.position(st, None))) - {"back"}) == ["7H", "8S", "AS", "KH"]

@@ -54,7 +54,7 @@ def e1_step4() -> State:
     """SPEC E1 before step 4: D faces 9D on the pile 8H 6D QS 6H 9D."""
     state = parse_position(POS)
     for move in ("lead 8H", "beat 6D lead QS", "beat 6H lead 9D"):
-        state.push(move)
+        state.push_text(move)
     return state
 
 
@@ -281,7 +281,7 @@ def _finished_record(seed: int, n: int = 2) -> GameRecord:
     state = Game(Rules(num_players=n)).new_hand(0, rng)
     greedy = make_agent("greedy", seed=seed)
     while not state.is_over:
-        state.push(greedy.choose(observe(state, state.to_act_seat)))
+        state.push(greedy.choose(observe(state, state.to_act)))
     assert state.turns < 200
     return GameRecord.from_state(state)
 
@@ -432,7 +432,7 @@ def _open_states() -> Iterator[tuple[State, int]]:
         while not state.is_over:
             holders = [i for i, h in enumerate(state.hands) if h]
             if len(holders) == 2:
-                yield state, state.to_act_seat
+                yield state, state.to_act
                 break
             state.push(rng.choice(state.legal_moves()))
 

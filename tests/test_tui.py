@@ -73,7 +73,7 @@ def e1_step4() -> State:
         game, {"A": "KS 8H 9C 6C", "B": "QS 10H 6D", "C": "6H 9D JC", "D": "7S 6S AH 8D"}, "", "A"
     )
     for move in ("lead 8H", "beat 6D lead QS", "beat 6H lead 9D"):
-        state.push(move)
+        state.push_text(move)
     return state
 
 
@@ -223,7 +223,7 @@ def test_table_visibility_shows_only_the_pickup_window() -> None:
         game, {"A": "KS 8H 9C 6C", "B": "QS 10H 6D", "C": "6H 9D JC", "D": "7S 6S AH 8D"}, "", "A"
     )
     for move in ("lead 8H", "beat 6D lead QS", "beat 6H lead 9D"):
-        state.push(move)
+        state.push_text(move)
     full = to_text(render_pile(observe(state, 3), full=True))
     assert "bottom..top: ... 6D QS 6H 9D" in full
     assert "8H" not in full
@@ -234,7 +234,7 @@ def test_table_visibility_shows_only_the_pickup_window() -> None:
 
 def test_log_shows_pickups_with_their_cards_and_outs() -> None:
     state = e1_step4()
-    state.push("pickup")
+    state.push_text("pickup")
     text = to_text(render_log(observe(state, 0), seats_for(4), last=None))
     assert "D bot: pickup 3: QS 6H 9D" in text
     assert "C bot: beat 6H lead 9D" in text
@@ -242,7 +242,7 @@ def test_log_shows_pickups_with_their_cards_and_outs() -> None:
     st = position_from_text(
         game, {"A": "9C", "B": "7D 8D", "C": "6H 9D", "D": "7S"}, "8H", "A", "respond"
     )
-    st.push("beat 9C")
+    st.push_text("beat 9C")
     text = to_text(render_log(observe(st, 1), seats_for(4)))
     assert "A You: beat 9C  (out on a defence)" in text
 

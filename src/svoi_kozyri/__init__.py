@@ -1,9 +1,9 @@
 """Svoi Kozyri ("one's own trumps"): a Durak-family beating game where every
 player owns a personal trump suit.  See ``svoi_kozyri.core`` for the engine.
 
->>> from svoi_kozyri import Game, Rules
+>>> from svoi_kozyri import Game, Phase, Rules
 >>> state = Game(Rules(num_players=4)).new_hand(dealer=3, seed=1)
->>> state.to_act, state.mode, sum(state.hand_sizes())
+>>> state.to_act, Phase(state.phase).label, sum(state.hand_sizes())
 (0, 'free', 36)
 """
 

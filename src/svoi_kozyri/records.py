@@ -52,8 +52,8 @@ from .core import (
     IllegalMoveError,
     MalformedError,
     Move,
+    Outcome,
     PositionError,
-    Result,
     RulesError,
     State,
     format_card,
@@ -113,19 +113,19 @@ class RecordError(MalformedError):
 # --------------------------------------------------------------------------- results
 
 
-def format_result_token(result: Result | None) -> str:
+def format_result_token(result: Outcome | None) -> str:
     """``loser B``, ``loser B action_cap``, ``draw last_card``, or ``*`` (unfinished)."""
     if result is None:
         return "*"
     return result.result()
 
 
-def _parse_result_words(words: Sequence[str], n: int) -> Result | None:
+def _parse_result_words(words: Sequence[str], n: int) -> Outcome | None:
     """The result of a token such as ``['loser', 'B']``; raises ValueError."""
     if [w.lower() for w in words] == ["*"]:
         return None
     try:
-        return Result.parse(" ".join(words), n)
+        return Outcome.parse(" ".join(words), n)
     except MalformedError as e:
         raise ValueError(f"{e} or *") from None
 
@@ -151,7 +151,7 @@ class GameRecord:
     dealer: int | None = None
     deck: tuple[Card, ...] | None = None
     position: str | None = None
-    result: Result | None = None
+    result: Outcome | None = None
     names: dict[int, str] = field(default_factory=dict)
     tags: dict[str, str] = field(default_factory=dict)
     pending: Card | None = None
@@ -189,7 +189,7 @@ class GameRecord:
         rec = cls(
             game=state.game,
             moves=[(seat, move) for seat, move, _ in history],
-            result=state.result,
+            result=state.outcome,
             names=dict(names or {}),
             tags=dict(tags),
         )
@@ -215,7 +215,7 @@ class GameRecord:
         except RecordError as e:
             raise RecordError(f"the start and the history do not lead to this state: {e}") from None
         if final.phase == RESPOND and state.phase == LEAD and state.top is not None:
-            rec.pending, rec.pending_seat = state.top, state.to_act_seat
+            rec.pending, rec.pending_seat = state.top, state.to_act
             try:
                 final.apply_action(state.top)
             except IllegalMoveError as e:
@@ -292,13 +292,13 @@ def _walk(
     for i, (seat, move) in enumerate(rec.moves):
         where = f"{_where(rec, i)} ({seat_name(seat)}: {move})"
         if state.is_over:
-            raise RecordError(f"{where}: the hand is already over ({state.result})")
+            raise RecordError(f"{where}: the hand is already over ({state.outcome})")
         try:
             if state.phase == LEAD:
                 # A start in mid-turn: this turn's beat is already on the pile.
-                if seat != state.to_act_seat:
+                if seat != state.to_act:
                     raise IllegalMoveError(
-                        f"it is {seat_name(state.to_act_seat)}'s turn, not {seat_name(seat)}'s"
+                        f"it is {seat_name(state.to_act)}'s turn, not {seat_name(seat)}'s"
                     )
                 if move.beat != state.top or move.lead is None:
                     top = format_card(state.top) if state.top is not None else "-"
@@ -314,7 +314,7 @@ def _walk(
             out.append((seat, move, state.copy()))
     if rec.pending is not None:
         i = len(rec.moves)
-        seat = state.to_act_seat
+        seat = state.to_act
         where = f"{_where(rec, i)} (beat {format_card(rec.pending)} lead ?)"
         if state.phase != RESPOND:
             raise RecordError(f"{where}: there is nothing to beat now")
@@ -330,9 +330,9 @@ def _walk(
             raise RecordError(f"{where}: that beat ended the turn; write 'beat X' alone")
         if out is not None:
             out.append((seat, Move.get(rec.pending, None), state.copy()))
-    if check_result and state.result != rec.result:
+    if check_result and state.outcome != rec.result:
         said = format_result_token(rec.result)
-        got = format_result_token(state.result)
+        got = format_result_token(state.outcome)
         raise RecordError(
             f"the record's result is {said!r} but its turns give {got!r}"
             + (f" (after turn {len(rec.moves)})" if rec.moves else "")
@@ -472,7 +472,7 @@ def _pending_seat(rec: GameRecord) -> int:
         )
     except RecordError:
         return rec.moves[-1][0] if rec.moves else 0
-    return state.to_act_seat
+    return state.to_act
 
 
 def _pickup_comments(rec: GameRecord) -> list[str]:

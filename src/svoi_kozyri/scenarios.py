@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from .core import (
+    PHASE_NAMES,
     RESPOND,
     Game,
     Rules,
@@ -118,11 +119,11 @@ def _snapshot(state: State) -> tuple[Any, ...]:
     return (
         tuple(state.hands),
         tuple(state.pile),
-        state.to_act_seat,
+        state.to_act,
         state.phase,
         state.outs,
         state.discard,
-        state.result,
+        state.outcome,
         state.turns,
         state.repetition_count(),
         tuple(state.log[: state.log_len]),
@@ -131,11 +132,11 @@ def _snapshot(state: State) -> tuple[Any, ...]:
 
 
 def _result_json(state: State) -> Any:
-    r = state.result
+    r = state.outcome
     if r is None:
         return None
     if r.loser is None:
-        return {"draw": r.reason}
+        return {"draw": r.termination.value}
     return {"loser": seat_name(r.loser)}
 
 
@@ -182,7 +183,7 @@ def _expect_pile(state: State, want: Any) -> list[str]:
 
 def _expect_to_act(state: State, want: Any) -> list[str]:
     """``to_act``: the seat letter to act (``null`` once the hand is over)."""
-    got_s = None if state.to_act is None else seat_name(state.to_act)
+    got_s = None if state.is_over else seat_name(state.to_act)
     if got_s != want:
         return [f"to_act is {got_s!r}, expected {want!r}"]
     return []
@@ -190,8 +191,9 @@ def _expect_to_act(state: State, want: Any) -> list[str]:
 
 def _expect_mode(state: State, want: Any) -> list[str]:
     """``mode``: free, respond, lead or over."""
-    if state.mode != want:
-        return [f"mode is {state.mode!r}, expected {want!r}"]
+    got = "over" if state.is_over else PHASE_NAMES[state.phase]
+    if got != want and not (want is None and state.is_over):
+        return [f"mode is {got!r}, expected {want!r}"]
     return []
 
 
@@ -283,13 +285,13 @@ def _run_hand(sc: dict[str, Any]) -> None:
             continue  # a malformed action is refused, and nothing changes
         if kind == "do":
             try:
-                state.push(arg)
+                state.push_text(arg)
             except SvoiKozyriError as e:
                 raise _Fail(f"step {i}: {arg!r} was refused: {e}") from None
         elif kind == "reject":
             before = _snapshot(state)
             try:
-                state.push(arg)
+                state.push_text(arg)
             except SvoiKozyriError:
                 if _snapshot(state) != before:
                     raise _Fail(f"step {i}: refusing {arg!r} changed the state") from None

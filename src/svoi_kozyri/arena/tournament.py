@@ -311,7 +311,7 @@ def _play_deals(
                     f"deal {deal}, rotation {rot} (seats {', '.join(bots)}), turn "
                     f"{state.turns}: {type(e).__name__}: {e}"
                 ) from e
-            result = state.result
+            result = state.outcome
             assert result is not None  # the engine's guards end every hand
             out.append(
                 HandOutcome(
@@ -323,7 +323,7 @@ def _play_deals(
                     loser=result.loser,
                     outs=tuple(s for s, _ in state.outs),
                     turns=state.turns,
-                    reason=result.reason,
+                    reason=result.termination.value,
                     replaced=(
                         tuple(_replaced(a) - b for a, b in zip(seated, before, strict=True))
                         if any(isinstance(a, ExternalAgent) for a in seated)

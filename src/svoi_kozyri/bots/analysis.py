@@ -139,7 +139,7 @@ def rate_move(
         child = full.copy()
         child.push_unchecked(move)
         if child.is_over:
-            r = child.result
+            r = child.outcome
             assert r is not None
             return Rating.exact(0 if r.loser is None else (-1 if r.loser == seat else 1))
         res = solver.solve(child, budget_ms / 2000.0)

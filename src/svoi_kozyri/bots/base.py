@@ -56,7 +56,7 @@ def play_out(state: State, agents: Sequence[Agent], max_moves: int | None = None
     only its own observation.  Mutates and returns ``state``."""
     played = 0
     while not state.is_over and (max_moves is None or played < max_moves):
-        seat = state.to_act_seat
+        seat = state.to_act
         move = agents[seat].choose(observe(state, seat))
         state.push(move, seat)
         played += 1

@@ -92,7 +92,7 @@ def greedy_decide(
 def greedy_move(state: State, rng: random.Random) -> Move:
     """Greedy move for the player to act in ``state``, from that player's knowledge only
     (own hand and the top card).  Fast enough to serve as a rollout policy."""
-    p = state.to_act_seat
+    p = state.to_act
     top = state.top
     return greedy_decide(
         state.game, p, state.hands[p], state.phase, -1 if top is None else top, rng

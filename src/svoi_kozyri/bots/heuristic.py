@@ -126,7 +126,7 @@ class View:
         the set of cards in other hands equals the public ``deck - pile - discard -
         own hand``, computed here as the union of the hands for speed)."""
         g = state.game
-        p = state.to_act_seat
+        p = state.to_act
         hands = state.hands
         known_cards = state.known_cards
         known: list[CardSet] = []

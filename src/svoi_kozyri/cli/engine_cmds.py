@@ -86,8 +86,8 @@ def demo(
     for i, h in enumerate(state.hands):
         typer.echo(f"{seat_name(i)} owns {game.owners_str()[seat_name(i)]}: {format_cards(h)}")
     while not state.is_over:
-        seat = state.to_act_seat
+        seat = state.to_act
         move = rng.choice(state.legal_moves())
         state.push(move)
         typer.echo(f"{seat_name(seat)}: {move}")
-    typer.echo(f"result: {state.result}")
+    typer.echo(f"result: {state.outcome}")

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from ..core import SvoiKozyriError, format_cards, parse_seat, seat_name
+from ..core import PHASE_NAMES, SvoiKozyriError, format_cards, parse_seat, seat_name
 
 
 def register(app: typer.Typer) -> None:
@@ -40,9 +40,9 @@ def position_cmd(
         typer.echo(f"discard: {format_cards(state.discard)}")
     typer.echo(f"rules: {format_rules(state.rules)}")
     if state.is_over:
-        typer.echo(f"over: {state.result}")
+        typer.echo(f"over: {state.outcome}")
         return
-    typer.echo(f"{seat_name(state.to_act_seat)} to act ({state.mode})")
+    typer.echo(f"{seat_name(state.to_act)} to act ({PHASE_NAMES[state.phase]})")
     if state.phase == LEAD:
         moves = [f"lead {format_cards([a])}" for a in state.legal_actions()]
     else:

@@ -337,7 +337,7 @@ def _start_position(text: str) -> State:
 
     state = parse_position(text)
     if state.is_over:
-        raise _fail(f"--position: the hand is already over ({state.result})")
+        raise _fail(f"--position: the hand is already over ({state.outcome})")
     return state
 
 
@@ -357,7 +357,7 @@ def _resumed(path: Path) -> tuple[list[GameRecord], State | None, list[str] | No
     if recs[-1].result is None:
         start = recs[-1].replay()
         if start.is_over:
-            raise _fail(f"{path}: the last hand is marked * but is over ({start.result})")
+            raise _fail(f"{path}: the last hand is marked * but is over ({start.outcome})")
     tag = recs[-1].tags.get("Seats")
     seats = split_seats(tag) if tag else None
     return finished, start, seats

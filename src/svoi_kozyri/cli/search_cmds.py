@@ -50,7 +50,7 @@ def solve(
     except SvoiKozyriError as e:
         raise _fail(str(e)) from None
     if state.is_over:
-        raise _fail(f"the hand is already over: {state.result}")
+        raise _fail(f"the hand is already over: {state.outcome}")
     if not is_open(state):
         raise _fail(
             "not an open position: the solver needs at most two players holding cards "
@@ -60,7 +60,7 @@ def solve(
         raise _fail(f"--time must be a number of seconds up to 86400, not {time}")
     solver = Solver(tables=_small_tables(state))
     res = solver.principal_line(state, time)
-    who = seat_name(state.to_act_seat)
+    who = seat_name(state.to_act)
     typer.echo(f"value for {who}: {value_text(res.value, res.lo, res.hi)}")
     if res.move is not None:
         typer.echo(f"best move: {res.move}")

@@ -61,7 +61,8 @@ from .game import (
 )
 from .moves import as_action
 from .observation import Observation, determinize, observe, sample_hands
-from .outcome import Outcome, Result, Termination
+from .outcome import Outcome, Termination
+from .phases import OutKind, Phase
 from .rules import Rules
 from .session import HandRecord, Session
 from .tables import actions_of_mask
@@ -97,9 +98,10 @@ __all__ = [
     "Move",
     "Observation",
     "Origin",
+    "OutKind",
     "Outcome",
+    "Phase",
     "PositionError",
-    "Result",
     "Rules",
     "RulesError",
     "Session",

@@ -10,7 +10,7 @@ An observation's diagram shows only what its viewer may know: hidden cards are
 >>> from svoi_kozyri.core.cards import parse_card_list, parse_cards
 >>> state = Game(Rules(num_players=2)).position(
 ...     {"A": parse_cards("6S 7S"), "B": parse_cards("7H 8H")}, pile=parse_card_list("9D"),
-...     to_act="A", mode="respond")
+...     to_act="A", phase="respond")
 >>> print(state)
   A  own ♠♥  7S 6S            2 cards  <- to act
   B  own ♦♣  8H 7H            2 cards
@@ -50,7 +50,7 @@ def diagram(
     to_act: int | None,
     phase: int,
     outs: Iterable[tuple[int, object]],
-    result: object | None,
+    outcome: object | None,
 ) -> str:
     """The text diagram of a hand from what its viewer sees: per seat the cards
     shown (``seen``, a bitmask each) and the hand's size (the rest is ``##``).
@@ -77,8 +77,8 @@ def diagram(
         lines.append(f"  pile: {format_cards(pile)}  ({count}, top {format_cards([pile[-1]])})")
     else:
         lines.append("  pile: empty")
-    if result is not None:
-        lines.append(f"  over: {result}")
+    if outcome is not None:
+        lines.append(f"  over: {outcome}")
     elif to_act is not None:
         lines.append(f"  {_SEATS[to_act]} to act: {_MODE_TEXT[phase]}")
     return "\n".join(lines)

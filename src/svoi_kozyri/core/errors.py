@@ -28,7 +28,7 @@ Branch from the most specific class: ``except MalformedError`` before
 >>> from svoi_kozyri import State, Game, Rules, IllegalMoveError, MalformedError
 >>> state = Game(Rules()).new_hand(seed=1)
 >>> try:
-...     state.push("lead")
+...     state.push_text("lead")
 ... except MalformedError as e:
 ...     print(type(e).__name__)
 InvalidMoveError

@@ -71,9 +71,10 @@ from .moves import (
     parse_seat,
     seat_name,
 )
-from .outcome import Result
+from .outcome import Outcome
+from .phases import OutKind, Phase
 from .rules import Rules
-from .state import Origin, State
+from .state import Origin, StartPosition, State
 
 __all__ = [
     "BEAT_MOVES",
@@ -197,15 +198,13 @@ def _position_pile(pile: Any) -> list[Card]:
     return pile_cards
 
 
-def _position_outs(outs: Iterable[Sequence[Any]], n: int) -> list[tuple[int, str]]:
-    """The ``outs`` of :meth:`Game.position`: (seat index or letter, ``lead`` or
-    ``defence``) pairs, the seats as indices."""
-    out_list: list[tuple[int, str]] = []
+def _position_outs(outs: Iterable[Sequence[Any]], n: int) -> list[tuple[int, OutKind]]:
+    """The ``outs`` of :meth:`Game.position`: (seat index or letter, an
+    :class:`OutKind` or its word) pairs, the seats as indices."""
+    out_list: list[tuple[int, OutKind]] = []
     for s, kind in outs:
         si = parse_seat(s, n) if isinstance(s, str) else s
-        if kind not in ("lead", "defence"):
-            raise PositionError(f"unknown way of going out {kind!r} (lead or defence)")
-        out_list.append((si, kind))
+        out_list.append((si, kind if isinstance(kind, OutKind) else OutKind.parse(str(kind))))
     return out_list
 
 
@@ -529,12 +528,12 @@ class Game:
         hands: Sequence[CardSet] | Mapping[int | str, CardSet],
         pile: Sequence[Card] = (),
         to_act: int | str = 0,
-        mode: int | str = FREE,
+        phase: int | str = FREE,
         outs: Iterable[Sequence[Any]] = (),
         *,
         discard: CardSet = 0,
         turns: int = 0,
-        result: Result | None = None,
+        outcome: Outcome | None = None,
         known: Sequence[CardSet] | None = None,
     ) -> State:
         """Start a hand from any position (SPEC E: only the listed cards exist).
@@ -550,12 +549,7 @@ class Game:
         hs = self._position_hands(hands)
         pile_cards = _position_pile(pile)
         seat = parse_seat(to_act, n) if isinstance(to_act, str) else to_act
-        if isinstance(mode, str):
-            if mode not in PHASE_NAMES:
-                raise PositionError(f"unknown mode {mode!r} (free, respond or lead)")
-            ph = PHASE_NAMES.index(mode)
-        else:
-            ph = mode
+        ph = int(Phase.parse(phase)) if isinstance(phase, str) else phase
         out_list = _position_outs(outs, n)
         seen = self._position_cards(hs, pile_cards, discard)
         empty = [i for i in range(n) if not hs[i]]
@@ -568,7 +562,7 @@ class Game:
             )
         if type(turns) is not int or turns < 0:
             raise PositionError(f"the turn counter must be an integer >= 0, not {turns!r}")
-        if result is None and ph != OVER:
+        if outcome is None and ph != OVER:
             self._check_in_play(hs, pile_cards, seat, ph, turns, n - len(empty))
         else:
             ph, seat = OVER, -1
@@ -578,7 +572,7 @@ class Game:
             transfers=(),
             known=tuple(known) if known is not None else tuple([0] * n),
             cards=seen,
-            start=(
+            start=StartPosition(
                 tuple(hs),
                 tuple(pile_cards),
                 seat,
@@ -586,12 +580,12 @@ class Game:
                 tuple(out_list),
                 discard,
                 turns,
-                result,
+                outcome,
                 tuple(known) if known is not None else None,
             ),
         )
         return State._start(
-            self, hs, pile_cards, seat, ph, tuple(out_list), discard, turns, result, origin
+            self, hs, pile_cards, seat, ph, tuple(out_list), discard, turns, outcome, origin
         )
 
     def _position_hands(self, hands: Any) -> list[CardSet]:

@@ -16,7 +16,6 @@ hidden cards are spread uniformly over the hidden places with the right sizes.
 
 from __future__ import annotations
 
-import importlib
 import random
 from dataclasses import dataclass, field
 
@@ -26,7 +25,6 @@ from .errors import IllegalMoveError
 from .game import (
     FREE,
     OVER,
-    PHASE_NAMES,
     RESPOND,
     Game,
     Move,
@@ -36,7 +34,8 @@ from .game import (
     moves_for,
     parse_seat,
 )
-from .outcome import Result
+from .outcome import Outcome
+from .phases import OutKind
 
 
 @dataclass(frozen=True)
@@ -57,8 +56,8 @@ class Observation:
     discard: CardSet
     to_act: int | None
     phase: int
-    outs: tuple[tuple[int, str], ...]
-    result: Result | None
+    outs: tuple[tuple[int, OutKind], ...]
+    outcome: Outcome | None
     turns: int
     log: tuple[int, ...] = field(repr=False, compare=False)
     transfers: tuple[tuple[Card, int, int], ...]
@@ -74,11 +73,6 @@ class Observation:
     def hand(self) -> CardSet:
         """The viewer's own hand (0 for a spectator)."""
         return 0 if self.seat is None else self.hands[self.seat]
-
-    @property
-    def mode(self) -> str | None:
-        """``free``, ``respond``, ``lead`` or ``None`` once over."""
-        return None if self.phase == OVER else PHASE_NAMES[self.phase]
 
     @property
     def top(self) -> Card | None:
@@ -132,15 +126,8 @@ class Observation:
             self.to_act,
             self.phase,
             self.outs,
-            self.result,
+            self.outcome,
         )
-
-    def _repr_svg_(self) -> str:
-        """Jupyter shows an observation as the table its viewer sees
-        (:func:`svoi_kozyri.svg.position`)."""
-        # a lazy, dynamic import: the core never depends on its drawing layer
-        svg = importlib.import_module("svoi_kozyri.svg")
-        return str(svg.position(self))
 
     def check_move(self, move: object) -> None:
         """Raise :class:`IllegalMoveError` unless ``move`` is legal for the viewer now."""
@@ -160,7 +147,7 @@ class Observation:
             self.outs,
             discard=self.discard,
             turns=self.turns,
-            result=self.result,
+            outcome=self.outcome,
             known=self.known,
         )
 
@@ -190,10 +177,10 @@ def observe(state: State, seat: int | str | None) -> Observation:
         known=known,
         pile=tuple(state.pile_cards()),
         discard=state.discard,
-        to_act=state.to_act,
+        to_act=None if state.phase == OVER else state.to_act,
         phase=state.phase,
         outs=state.outs,
-        result=state.result,
+        outcome=state.outcome,
         turns=state.turns,
         log=tuple(state.log[: state.log_len]),
         transfers=transfers,

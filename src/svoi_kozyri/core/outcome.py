@@ -61,8 +61,8 @@ DRAW_TERMINATIONS = (Termination.LAST_CARD, Termination.REPETITION, Termination.
 class Outcome:
     """How a hand ended: ``loser`` is the durak's seat, or ``None`` for a draw.
 
-    A string ``termination`` is converted to :class:`Termination` (and checked)
-    so that old call sites like ``Outcome(None, "repetition")`` stay valid.
+    A ``termination`` given by its value (``"repetition"``, as records and JSON
+    carry it) is converted to :class:`Termination` and checked.
     """
 
     loser: int | None
@@ -81,11 +81,6 @@ class Outcome:
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (Outcome, (self.loser, self.termination.value))
-
-    @property
-    def reason(self) -> str:
-        """The termination's value (``"out"``, ``"last_card"``, ...), for old callers."""
-        return self.termination.value
 
     @property
     def is_draw(self) -> bool:
@@ -141,7 +136,3 @@ class Outcome:
         return f"loser {_SEATS[self.loser]}" + (
             " (action cap)" if self.termination is Termination.ACTION_CAP else ""
         )
-
-
-#: The old name, kept so existing code and pickles keep working.
-Result = Outcome

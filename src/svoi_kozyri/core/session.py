@@ -33,11 +33,6 @@ class HandRecord:
             self.termination = Termination.parse(str(self.termination))
 
     @property
-    def reason(self) -> str:
-        """The termination's value, for old callers."""
-        return self.termination.value
-
-    @property
     def outcome(self) -> Outcome:
         """How the hand ended, as an :class:`Outcome`."""
         return Outcome(self.loser, self.termination)
@@ -162,9 +157,9 @@ class Session:
 
     def record_result(self, state: State) -> None:
         """Feed a finished hand."""
-        if state.result is None:
+        if state.outcome is None:
             raise PositionError("the hand is not over")
-        r: Outcome = state.result
+        r: Outcome = state.outcome
         self.record(r.loser, state.first_out(), r.termination)
 
     def new_hand(self, seed: int | random.Random | None = None) -> State:

@@ -9,9 +9,8 @@ by copies.  Two action forms: turn-level :class:`~.moves.Move` (``legal_moves`` 
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .cards import (
     Card,
@@ -43,12 +42,49 @@ from .moves import (
     parse_seat,
     seat_name,
 )
-from .outcome import Outcome, Result, Termination
-from .tables import _ACTIONS_CACHE, _ZD, _ZH, _ZP, _ZT, _actions_of, _zobrist
+from .outcome import Outcome, Termination
+from .phases import OutKind
+from .tables import _T0, _T1, _T2, _T3, _ZD, _ZH, _ZP, _ZT, _zobrist
 
 if TYPE_CHECKING:
     from .game import Game
     from .rules import Rules
+
+
+class StartPosition(NamedTuple):
+    """The position a hand started from when it was set up (not dealt): what
+    :meth:`State.start_state` rebuilds it from (:meth:`Game.position`'s values)."""
+
+    hands: tuple[CardSet, ...]
+    pile: tuple[Card, ...]
+    to_act: int
+    phase: int
+    outs: tuple[tuple[int, OutKind], ...]
+    discard: CardSet
+    turns: int
+    outcome: Outcome | None
+    known: tuple[CardSet, ...] | None
+
+
+class _Snapshot(NamedTuple):
+    """What :meth:`State.push` keeps to undo one move (:meth:`State.pop`)."""
+
+    hands: list[CardSet]
+    pile: list[Card]
+    to_act: int
+    phase: int
+    outs: tuple[tuple[int, OutKind], ...]
+    discard: CardSet
+    outcome: Outcome | None
+    turns: int
+    log_len: int
+    zob: int
+    picked: tuple[CardSet, ...]
+    hist_parent: Any
+    move: Move
+    parent: Any  # the previous push's _Snapshot (a linked stack shared by copies)
+    after_log_len: int
+    after_zob: int
 
 
 @dataclass(frozen=True)
@@ -61,8 +97,7 @@ class Origin:
     transfers: tuple[tuple[Card, int, int], ...]
     known: tuple[CardSet, ...]
     cards: CardSet  # the cards that exist in this hand (a position may hold fewer)
-    # A position start: (hands, pile, to_act, phase, outs, discard, turns, result, known).
-    start: tuple[Any, ...] | None = None
+    start: StartPosition | None = None  # a position start (None for a deal)
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (
@@ -80,6 +115,14 @@ class State:
 
     The state is omniscient: it holds every hand.  Give players an
     :class:`~svoi_kozyri.core.observation.Observation` instead.
+
+    The public attributes are plain values the hot loop reads directly: ``hands``
+    (one card set per seat), ``pile`` (bottom to top), ``to_act`` (the seat to act;
+    ``-1`` once the hand is over, so test :attr:`is_over` first, as python-chess's
+    ``turn`` is a colour even after mate), ``phase`` (an ``int`` equal to a
+    :class:`~.phases.Phase` member), ``outs`` (``(seat, OutKind)`` in going-out
+    order), ``discard``, ``outcome`` (an :class:`~.outcome.Outcome` once over, else
+    ``None``) and ``turns``.
     """
 
     __slots__ = (
@@ -92,12 +135,12 @@ class State:
         "log",
         "log_len",
         "origin",
+        "outcome",
         "outs",
         "phase",
         "picked",
         "pile",
-        "result",
-        "to_act_seat",
+        "to_act",
         "turns",
         "zob",
     )
@@ -105,11 +148,11 @@ class State:
     game: Game
     hands: list[CardSet]
     pile: list[Card]
-    to_act_seat: int
+    to_act: int
     phase: int
-    outs: tuple[tuple[int, str], ...]
+    outs: tuple[tuple[int, OutKind], ...]
     discard: CardSet
-    result: Result | None
+    outcome: Outcome | None
     turns: int
     log: list[int]
     log_len: int
@@ -125,11 +168,11 @@ class State:
         game: Game,
         hands: list[CardSet],
         pile: list[Card],
-        to_act_seat: int,
+        to_act: int,
         phase: int,
-        outs: tuple[tuple[int, str], ...],
+        outs: tuple[tuple[int, OutKind], ...],
         discard: CardSet,
-        result: Result | None,
+        outcome: Outcome | None,
         turns: int,
         log: list[int],
         log_len: int,
@@ -145,11 +188,11 @@ class State:
         self.game = game
         self.hands = hands
         self.pile = pile
-        self.to_act_seat = to_act_seat
+        self.to_act = to_act
         self.phase = phase
         self.outs = outs
         self.discard = discard
-        self.result = result
+        self.outcome = outcome
         self.turns = turns
         self.log = log
         self.log_len = log_len
@@ -167,10 +210,10 @@ class State:
         pile: list[Card],
         to_act: int,
         phase: int,
-        outs: tuple[tuple[int, str], ...],
+        outs: tuple[tuple[int, OutKind], ...],
         discard: CardSet,
         turns: int,
-        result: Result | None,
+        outcome: Outcome | None,
         origin: Origin,
     ) -> State:
         hist: dict[int, int] = {}
@@ -182,7 +225,7 @@ class State:
             phase,
             outs,
             discard,
-            result,
+            outcome,
             turns,
             [],
             0,
@@ -210,11 +253,11 @@ class State:
             self.game,
             self.hands[:],
             self.pile[:],
-            self.to_act_seat,
+            self.to_act,
             self.phase,
             self.outs,
             self.discard,
-            self.result,
+            self.outcome,
             self.turns,
             self.log,
             self.log_len,
@@ -233,11 +276,11 @@ class State:
                 self.game,
                 self.hands[:],
                 self.pile[:],
-                self.to_act_seat,
+                self.to_act,
                 self.phase,
                 self.outs,
                 self.discard,
-                self.result,
+                self.outcome,
                 self.turns,
                 self.log[: self.log_len],
                 self.log_len,
@@ -266,16 +309,6 @@ class State:
     def rules(self) -> Rules:
         """The rules of this hand."""
         return self.game.rules
-
-    @property
-    def to_act(self) -> int | None:
-        """Seat to act, or ``None`` once the hand is over."""
-        return None if self.phase == OVER else self.to_act_seat
-
-    @property
-    def mode(self) -> str | None:
-        """``"free"``, ``"respond"``, ``"lead"`` (mid-turn), or ``None`` when over."""
-        return None if self.phase == OVER else PHASE_NAMES[self.phase]
 
     @property
     def is_over(self) -> bool:
@@ -307,14 +340,14 @@ class State:
         """Cards the player to act may beat the top card with (respond mode), else 0."""
         if self.phase != RESPOND:
             return 0
-        p = self.to_act_seat
+        p = self.to_act
         return self.game._beat[p][self.pile[-1]] & self.hands[p]
 
     def pickup_count(self) -> int:
         """Cards a refusal would take now (0 when refusing is not possible)."""
         if self.phase != RESPOND:
             return 0
-        return min(self.game._req[self.to_act_seat][self.pile[-1]], len(self.pile))
+        return min(self.game._req[self.to_act][self.pile[-1]], len(self.pile))
 
     def pickup_cards(self) -> list[Card]:
         """The cards a refusal would take now, top first."""
@@ -325,7 +358,7 @@ class State:
         return self.outs[0][0] if self.outs else None
 
     def _key(self) -> int:
-        return self.zob ^ _ZT[self.to_act_seat * 4 + self.phase]
+        return self.zob ^ _ZT[self.to_act * 4 + self.phase]
 
     def repetition_count(self) -> int:
         """How often the current position has occurred (at turn boundaries)."""
@@ -361,18 +394,18 @@ class State:
         o = self.origin
         if o.deck is not None and o.dealer is not None:
             return self.game.deal(o.dealer, o.deck)
-        assert o.start is not None
-        hands, pile, to_act, ph, outs, discard, turns, result, known = o.start
+        st = o.start
+        assert st is not None
         return self.game.position(
-            list(hands),
-            list(pile),
-            to_act,
-            ph,
-            outs,
-            discard=discard,
-            turns=turns,
-            result=result,
-            known=known,
+            list(st.hands),
+            list(st.pile),
+            st.to_act,
+            st.phase,
+            st.outs,
+            discard=st.discard,
+            turns=st.turns,
+            outcome=st.outcome,
+            known=st.known,
         )
 
     def known_cards(self, seat: int) -> CardSet:
@@ -403,23 +436,27 @@ class State:
         """Legal step-level actions (card indices, and :data:`PICKUP`)."""
         ph = self.phase
         if ph == RESPOND:
-            p = self.to_act_seat
+            p = self.to_act
             m = (self.game._beat[p][self.pile[-1]] & self.hands[p]) | _PICKUP_BIT
         elif ph == OVER:
             return ()
         else:
-            m = self.hands[self.to_act_seat]
-        return _ACTIONS_CACHE.get(m) or _actions_of(m)
+            m = self.hands[self.to_act]
+        # No memo here: in random play and simulations the masks rarely repeat, so a
+        # shared memo mostly inserts (and clears when full); four table lookups are
+        # cheaper.  The searches' move generation keeps the memo (moves.py), where
+        # the same hands come back again and again.
+        return _T0[m & 1023] + _T1[m >> 10 & 1023] + _T2[m >> 20 & 1023] + _T3[m >> 30]
 
     def legal_action_mask(self) -> int:
         """Legal step-level actions as a bitmask (bit :data:`PICKUP` for a refusal)."""
         ph = self.phase
         if ph == RESPOND:
-            p = self.to_act_seat
+            p = self.to_act
             return (self.game._beat[p][self.pile[-1]] & self.hands[p]) | _PICKUP_BIT
         if ph == OVER:
             return 0
-        return self.hands[self.to_act_seat]
+        return self.hands[self.to_act]
 
     def apply_action(self, a: object) -> None:
         """Apply a step-level action (an int, or an int-like such as a NumPy integer);
@@ -434,7 +471,7 @@ class State:
 
     def _step(self, a: int) -> None:
         ph = self.phase
-        p = self.to_act_seat
+        p = self.to_act
         h = self.hands[p]
         if ph == RESPOND:
             if a == PICKUP:
@@ -450,7 +487,7 @@ class State:
             if h:
                 self.phase = LEAD
             else:
-                self._went_out(p, "defence", p | (a + 1) << 2)
+                self._went_out(p, OutKind.DEFENCE, p | (a + 1) << 2)
             return
         if ph == OVER or a < 0 or not h >> a & 1:
             raise self._illegal_step(a)
@@ -467,23 +504,23 @@ class State:
             hands = self.hands
             while not hands[q]:
                 q = g.next_seat[q]
-            self.to_act_seat = q
+            self.to_act = q
             self.phase = RESPOND
             self._append_log(entry)
             self._end_turn()
         else:
-            self._went_out(p, "lead", entry)
+            self._went_out(p, OutKind.LEAD, entry)
 
     def _illegal_step(self, a: object) -> IllegalMoveError:
         if self.phase == OVER:
             return HandOverError("the hand is over: no more actions")
         if not isinstance(a, int) or isinstance(a, bool) or not 0 <= a <= PICKUP:
             return IllegalMoveError(f"step action must be an int in 0..{PICKUP}, not {a!r}")
-        who = seat_name(self.to_act_seat)
+        who = seat_name(self.to_act)
         if a == PICKUP:
             return IllegalMoveError(f"{who} cannot pick up now: {PHASE_NAMES[self.phase]} mode")
         c = format_card(a)
-        if not self.hands[self.to_act_seat] >> a & 1:
+        if not self.hands[self.to_act] >> a & 1:
             return IllegalMoveError(f"{c} is not in {who}'s hand")
         top = self.top
         assert top is not None
@@ -515,11 +552,11 @@ class State:
             hands = self.hands
             while not hands[q]:
                 q = g.next_seat[q]
-        self.to_act_seat = q
+        self.to_act = q
         self.phase = RESPOND if pile and g._face_new_top else FREE
         self._end_turn()
 
-    def _went_out(self, p: int, kind: str, entry: int) -> None:
+    def _went_out(self, p: int, kind: OutKind, entry: int) -> None:
         g = self.game
         rules = g.rules
         self._append_log(entry)
@@ -529,9 +566,9 @@ class State:
         if len(remaining) <= 1:
             self.turns += 1
             self.phase = OVER
-            self.to_act_seat = -1
+            self.to_act = -1
             if not remaining:  # cannot happen with at least two active players
-                self.result = Outcome(None, Termination.LAST_CARD)
+                self.outcome = Outcome(None, Termination.LAST_CARD)
                 return
             last = remaining[0]
             hl = hands[last]
@@ -544,18 +581,18 @@ class State:
             if (
                 draw_rule != "none"
                 and single
-                and (draw_rule == "any_last_card" or kind == "lead")
+                and (draw_rule == "any_last_card" or kind is OutKind.LEAD)
                 and g._beat[last][top] & hl
             ):
-                self.result = Outcome(None, Termination.LAST_CARD)
+                self.outcome = Outcome(None, Termination.LAST_CARD)
             else:
-                self.result = Outcome(last, Termination.OUT)
+                self.outcome = Outcome(last, Termination.OUT)
             return
         q = g.next_seat[p]
         while not hands[q]:
             q = g.next_seat[q]
-        self.to_act_seat = q
-        if kind == "defence":
+        self.to_act = q
+        if kind is OutKind.DEFENCE:
             if rules.defence_out_pile == "discard":
                 d = self.discard
                 z = self.zob
@@ -575,7 +612,7 @@ class State:
         g = self.game
         limit = g._rep_limit
         if limit:
-            key = self.zob ^ _ZT[self.to_act_seat * 4 + self.phase]
+            key = self.zob ^ _ZT[self.to_act * 4 + self.phase]
             hist = self._hist
             if self._hist_parent is None:
                 cnt = hist.get(key, 0) + 1
@@ -589,10 +626,10 @@ class State:
         if cap and turns >= cap:
             self._cap()
 
-    def _finish(self, result: Result) -> None:
-        self.result = result
+    def _finish(self, outcome: Outcome) -> None:
+        self.outcome = outcome
         self.phase = OVER
-        self.to_act_seat = -1
+        self.to_act = -1
 
     def _cap(self) -> None:
         if self.game.rules.cap_outcome == "most_cards_loses":
@@ -608,14 +645,14 @@ class State:
     def legal_moves(self) -> list[Move]:
         """Legal turn-level moves (empty once the hand is over)."""
         ph = self.phase
-        p = self.to_act_seat
+        p = self.to_act
         top = self.pile[-1] if self.pile else -1
         return moves_for(self.game, p, self.hands[p] if ph != OVER else 0, top, ph)
 
     def count_legal_moves(self) -> int:
         """Number of legal turn-level moves, without building them."""
         ph = self.phase
-        p = self.to_act_seat
+        p = self.to_act
         h = self.hands[p] if ph != OVER else 0
         if ph == FREE:
             return h.bit_count()
@@ -636,36 +673,39 @@ class State:
         return True
 
     def _check_move(self, move: object, seat: int | None = None) -> None:
-        if seat is not None and self.phase != OVER and seat != self.to_act_seat:
+        if seat is not None and self.phase != OVER and seat != self.to_act:
             raise IllegalMoveError(
-                f"it is {seat_name(self.to_act_seat)}'s turn, not {seat_name(seat)}'s"
+                f"it is {seat_name(self.to_act)}'s turn, not {seat_name(seat)}'s"
             )
         check_move(
             self.game,
-            self.to_act_seat,
-            self.hands[self.to_act_seat] if self.phase != OVER else 0,
+            self.to_act,
+            self.hands[self.to_act] if self.phase != OVER else 0,
             self.pile[-1] if self.pile else -1,
             self.phase,
             move,
         )
 
     def push(self, move: object, seat: object = None) -> None:
-        """Apply a turn-level move (a :class:`Move` or its notation).  With ``seat``
-        the move is also refused unless it is that seat's turn.  Illegal moves raise
-        :class:`IllegalMoveError` and change nothing."""
-        if isinstance(move, str):
-            move = Move.parse(move)
+        """Apply a turn-level move, a :class:`Move` (python-chess's ``Board.push``).  With
+        ``seat`` (an index or letter) the move is also refused unless it is that
+        seat's turn.  Illegal moves raise :class:`IllegalMoveError` and change
+        nothing; text goes through :meth:`push_text`.  (``move`` is typed
+        ``object`` on purpose: anything else than a ``Move`` is refused with an
+        :class:`InvalidMoveError`, never a bare ``TypeError`` from the compiled
+        build.)"""
         if not isinstance(move, Move):
-            raise InvalidMoveError(f"expected a Move or its notation, not {type(move).__name__}")
+            hint = " (use push_text for notation)" if isinstance(move, str) else ""
+            raise InvalidMoveError(f"expected a Move, not {type(move).__name__}{hint}")
         self._check_move(move, None if seat is None else parse_seat(seat, self.game.n))
-        snap = (
+        before = (
             self.hands[:],
             self.pile[:],
-            self.to_act_seat,
+            self.to_act,
             self.phase,
             self.outs,
             self.discard,
-            self.result,
+            self.outcome,
             self.turns,
             self.log_len,
             self.zob,
@@ -673,58 +713,63 @@ class State:
             self._freeze_history(),
         )
         self.push_unchecked(move)
-        self._undo = (snap, self._undo, move, self.log_len, self.zob)
+        self._undo = _Snapshot(*before, move, self._undo, self.log_len, self.zob)
+
+    def push_text(self, text: str, seat: object = None) -> Move:
+        """Apply a move given in the move notation (``"beat QH lead 6S"``, ``"lead 7D"``,
+        ``"pickup"``) and return it (python-chess's ``push_san``).  Malformed text
+        raises :class:`InvalidMoveError`, an illegal move :class:`IllegalMoveError`;
+        either changes nothing."""
+        if not isinstance(text, str):
+            raise InvalidMoveError(f"expected move notation, not {type(text).__name__}")
+        move = Move.parse(text)
+        self.push(move, seat)
+        return move
 
     def pop(self) -> Move:
         """Undo the last move made with :meth:`push` and return it (python-chess's
         ``Board.pop``).  Cheap: the state before each :meth:`push` is kept as a small
-        snapshot (hands, pile, counters; the repetition counts are frozen and shared),
-        and copies share the stack.  Moves made with :meth:`apply_action` or
+        named snapshot (hands, pile, counters; the repetition counts are frozen and
+        shared), and copies share the stack.  Moves made with :meth:`apply_action` or
         :meth:`push_unchecked` (the search hot path) keep no snapshot: after such a
         move :meth:`pop` raises :class:`PositionError` rather than undo the wrong thing.
         An empty stack raises :class:`EmptyMoveStackError`, an :class:`IndexError` like
         ``list.pop``'s (and a :class:`SvoiKozyriError`).
         """
-        u = self._undo
+        u: _Snapshot | None = self._undo
         if u is None:
             raise EmptyMoveStackError(
                 "pop from an empty move stack: no move made with push() to undo"
             )
-        snap, parent, move, log_len, zob = u
-        if self.log_len != log_len or self.zob != zob:
+        if self.log_len != u.after_log_len or self.zob != u.after_zob:
             raise PositionError(
                 "cannot pop: actions were applied with apply_action() or push_unchecked() "
                 "after the last push()"
             )
-        (
-            hands,
-            pile,
-            self.to_act_seat,
-            self.phase,
-            self.outs,
-            self.discard,
-            self.result,
-            self.turns,
-            self.log_len,
-            self.zob,
-            self.picked,
-            self._hist_parent,
-        ) = snap
-        self.hands = hands[:]
-        self.pile = pile[:]
+        self.hands = u.hands[:]
+        self.pile = u.pile[:]
+        self.to_act = u.to_act
+        self.phase = u.phase
+        self.outs = u.outs
+        self.discard = u.discard
+        self.outcome = u.outcome
+        self.turns = u.turns
+        self.log_len = u.log_len
+        self.zob = u.zob
+        self.picked = u.picked
+        self._hist_parent = u.hist_parent
         self._hist = {}
-        self._undo = parent
-        result: Move = move
-        return result
+        self._undo = u.parent
+        return u.move
 
     @property
     def move_stack(self) -> list[Move]:
         """The moves :meth:`pop` can undo, oldest first."""
         out: list[Move] = []
-        u = self._undo
+        u: _Snapshot | None = self._undo
         while u is not None:
-            out.append(u[2])
-            u = u[1]
+            out.append(u.move)
+            u = u.parent
         out.reverse()
         return out
 
@@ -743,7 +788,7 @@ class State:
         unfinished hand is 0 for all); in the Besicovitch game, where the first out
         wins, +1 for the winner."""
         n = self.game.n
-        r = self.result
+        r = self.outcome
         if r is None or r.loser is None:
             return (0.0,) * n
         if self.game.rules.is_besicovitch:
@@ -756,16 +801,15 @@ class State:
         sizes = [h.bit_count() for h in hands]
         pile = self.pile_cards()
         return diagram(
-            self.game, hands, sizes, pile, self.to_act, self.phase, self.outs, self.result
+            self.game,
+            hands,
+            sizes,
+            pile,
+            None if self.phase == OVER else self.to_act,
+            self.phase,
+            self.outs,
+            self.outcome,
         )
-
-    def _repr_svg_(self) -> str:
-        """Jupyter shows a state as the table drawn by :func:`svoi_kozyri.svg.position`
-        (from a spectator's view: a state holds every hand, a drawing shows what a
-        viewer may know; draw a player's view with ``svg.position(state, seat)``)."""
-        # a lazy, dynamic import: the core never depends on its drawing layer
-        svg = importlib.import_module("svoi_kozyri.svg")
-        return str(svg.position(self))
 
     def __repr__(self) -> str:
         hands = " | ".join(
@@ -773,7 +817,7 @@ class State:
         )
         return (
             f"<State {hands} ; pile: {format_cards(self.pile_cards()) or '-'} ; "
-            f"{('to act ' + seat_name(self.to_act_seat) + ' ' + PHASE_NAMES[self.phase]) if self.phase != OVER else str(self.result)}>"  # noqa: E501
+            f"{('to act ' + seat_name(self.to_act) + ' ' + PHASE_NAMES[self.phase]) if self.phase != OVER else str(self.outcome)}>"  # noqa: E501
         )
 
     def __eq__(self, other: object) -> bool:
@@ -782,11 +826,11 @@ class State:
             and self.game == other.game
             and self.hands == other.hands
             and self.pile == other.pile
-            and self.to_act_seat == other.to_act_seat
+            and self.to_act == other.to_act
             and self.phase == other.phase
             and self.outs == other.outs
             and self.discard == other.discard
-            and self.result == other.result
+            and self.outcome == other.outcome
         )
 
     __hash__ = None  # type: ignore[assignment]

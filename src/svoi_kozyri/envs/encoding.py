@@ -390,7 +390,7 @@ class HandEncoder:
         np_ = len(pile)
         tm = -1
         if np_ > 5 and state.phase == RESPOND:
-            take = self.req[state.to_act_seat][pile[-1]]
+            take = self.req[state.to_act][pile[-1]]
             if take < np_:
                 tm = 0
                 for c in pile[np_ - take :]:
@@ -398,7 +398,7 @@ class HandEncoder:
         top = pile[:-6:-1]
         return (
             state.discard,
-            state.to_act_seat,
+            state.to_act,
             state.phase,
             state.turns,
             0,

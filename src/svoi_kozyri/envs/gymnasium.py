@@ -103,7 +103,7 @@ class SvoiKozyriEnv(gymnasium.Env[Any, Any]):
 
     def _obs(self) -> ObsDict:
         state = self.hand
-        if state.to_act_seat == self.seat:
+        if state.to_act == self.seat:
             mask = action_mask(state)
         else:
             mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
@@ -112,9 +112,9 @@ class SvoiKozyriEnv(gymnasium.Env[Any, Any]):
     def _info(self) -> dict[str, Any]:
         state = self.hand
         info: dict[str, Any] = {"seat": self.seat}
-        if state.is_over and state.result is not None:
-            info["loser"] = state.result.loser
-            info["reason"] = state.result.reason
+        if state.is_over and state.outcome is not None:
+            info["loser"] = state.outcome.loser
+            info["reason"] = state.outcome.termination.value
         return info
 
     def reset(
@@ -141,8 +141,8 @@ class SvoiKozyriEnv(gymnasium.Env[Any, Any]):
 
     def _play_bots(self) -> None:
         state = self.hand
-        while not state.is_over and state.to_act_seat != self.seat:
-            s = state.to_act_seat
+        while not state.is_over and state.to_act != self.seat:
+            s = state.to_act
             bot = self._by_seat[s]
             assert bot is not None
             state.push(bot.choose(observe(state, s)), s)

@@ -44,6 +44,7 @@ from ..core import (
     LEAD,
     NUM_ACTIONS,
     NUM_CARDS,
+    PHASE_NAMES,
     PICKUP,
     Game,
     Rules,
@@ -241,11 +242,11 @@ class SvoiKozyriState(pyspiel.State):  # type: ignore[misc]
             return int(pyspiel.PlayerId.CHANCE)
         if h.is_over:
             return int(pyspiel.PlayerId.TERMINAL)
-        return h.to_act_seat
+        return h.to_act
 
     def _legal_actions(self, player: int) -> list[int]:
         h = self.hand
-        if h is None or h.is_over or player != h.to_act_seat:
+        if h is None or h.is_over or player != h.to_act:
             return []
         return list(h.legal_actions())
 
@@ -287,7 +288,7 @@ class SvoiKozyriState(pyspiel.State):  # type: ignore[misc]
         h = self.hand
         if h is None or not h.is_over:
             return [0.0] * n
-        res = h.result
+        res = h.outcome
         if self.cfg.zero_sum and not self.cfg.besicovitch:
             if res is None or res.loser is None:
                 return [0.0] * n
@@ -364,7 +365,7 @@ class SvoiKozyriState(pyspiel.State):  # type: ignore[misc]
         # run the public history backwards: a play leaves the player's hand, a pickup
         # enters it (mid-turn, the beat already on the pile is not in the history yet)
         if h.phase == LEAD:
-            hands[h.to_act_seat] |= 1 << h.pile[-1]
+            hands[h.to_act] |= 1 << h.pile[-1]
         for seat, move, taken in reversed(h.history()):
             for c in move.cards():
                 hands[seat] |= 1 << c
@@ -434,7 +435,7 @@ class SvoiKozyriObserver:
             for i in range(o.game.n)
             if i != player and o.known[i]
         )
-        turn = "over" if o.to_act is None else f"{seat_name(o.to_act)} {o.mode}"
+        turn = "over" if o.to_act is None else f"{seat_name(o.to_act)} {PHASE_NAMES[o.phase]}"
         sizes = " ".join(str(s) for s in o.hand_sizes)
         return (
             f"{seat_name(player)} hand {format_cards(o.hand)} | known {known} | pile "

@@ -239,7 +239,7 @@ class raw_env(AECEnv):  # type: ignore[misc]
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[AgentID, dict[str, Any]] = {a: {} for a in self.agents}
-        self.agent_selection = self.agents[state.to_act_seat]
+        self.agent_selection = self.agents[state.to_act]
         self.infos[self.agent_selection]["legal_actions"] = state.legal_actions()
         self._obs_agent = self._last_agent = None
         self._hot = self._fast
@@ -392,7 +392,7 @@ class raw_env(AECEnv):  # type: ignore[misc]
         infos = self.infos
         infos[agent] = {}
         self._cumulative_rewards[agent] = 0.0
-        nxt = self.agent_selection = self.agents[state.to_act_seat]
+        nxt = self.agent_selection = self.agents[state.to_act]
         infos[nxt] = {"legal_actions": state.legal_actions()}
         if self.render_mode == "human":
             self.render()

@@ -125,7 +125,7 @@ class RewardSpec:
         """Each seat's reward for ``state`` (0 for all while the hand goes on)."""
         return self.values(
             state.game.n,
-            state.result if state.is_over else None,
+            state.outcome if state.is_over else None,
             [seat for seat, _kind in state.outs],
             besicovitch=state.game.rules.is_besicovitch,
         )

@@ -164,7 +164,7 @@ def play_chunk(config: SelfPlayConfig, seed: int, chunk: int) -> ChunkTables:
         dealer = rng.randrange(n)
         state = game.new_hand(dealer, rng)
         decisions = _play_hand(state, seats, specs, hand, cols, config.observations, zero_obs)
-        res = state.result
+        res = state.outcome
         assert res is not None
         hcols["game_id"].append(hand)
         hcols["rules"].append(rules_json)
@@ -175,7 +175,7 @@ def play_chunk(config: SelfPlayConfig, seed: int, chunk: int) -> ChunkTables:
         deck = state.origin.deck
         hcols["deck"].append(list(deck) if deck is not None else [])
         hcols["loser"].append(-1 if res.loser is None else res.loser)
-        hcols["reason"].append(str(res.reason))
+        hcols["reason"].append(str(res.termination.value))
         first = state.first_out()
         hcols["first_out"].append(-1 if first is None else first)
         hcols["turns"].append(state.turns)
@@ -218,7 +218,7 @@ def _play_hand(
     """Play ``state`` to the end, appending one row per step decision; their number."""
     rows = 0
     while not state.is_over:
-        seat = state.to_act_seat
+        seat = state.to_act
         agent = seats[seat]
         move = agent.choose(observe(state, seat))
         value = agent.last_value  # the bot's own estimate, None for bots without one

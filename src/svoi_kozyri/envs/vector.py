@@ -224,7 +224,7 @@ class VectorGame:
                 np.array(pile + [0] * (NUM_CARDS - len(pile)), dtype=np.int8),
                 len(pile),
                 state.discard,
-                state.to_act_seat,
+                state.to_act,
                 state.phase,
                 state.turns,
                 self._S,

@@ -63,7 +63,7 @@ def parse_forgiving(view: State | Observation, text: object) -> Move:
         if view.is_over:
             seat, hand = -1, 0
         else:
-            seat = view.to_act_seat
+            seat = view.to_act
             hand = view.hands[seat]
         top = view.pile[-1] if view.pile else -1
         phase = view.phase

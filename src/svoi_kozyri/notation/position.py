@@ -55,8 +55,8 @@ from ..core import (
     Game,
     MalformedError,
     Observation,
+    Outcome,
     PositionError,
-    Result,
     Rules,
     RulesError,
     State,
@@ -261,22 +261,22 @@ def parse_rules(text: str, owners: list[int] | None = None) -> Rules:
 # --------------------------------------------------------------------------- result
 
 
-def format_result(result: Result, sep: str = "=") -> str:
+def format_result(result: Outcome, sep: str = "=") -> str:
     """``loser=B``, ``loser=B:action_cap``, ``draw=last_card`` (``sep`` between
     kind and detail; the records use a space)."""
     if result.loser is None:
-        return f"draw{sep}{result.reason}"
+        return f"draw{sep}{result.termination.value}"
     text = f"loser{sep}{seat_name(result.loser)}"
-    if result.reason != "out":
-        text += (":" if sep == "=" else sep) + result.reason
+    if result.termination.value != "out":
+        text += (":" if sep == "=" else sep) + result.termination.value
     return text
 
 
-def parse_result(text: str, n: int = 4) -> Result:
+def parse_result(text: str, n: int = 4) -> Outcome:
     """Inverse of :func:`format_result` (``=`` or spaces between the parts).
     Raises :class:`~svoi_kozyri.core.PositionError` for anything else."""
     try:
-        return Result.parse(text, n)
+        return Outcome.parse(text, n)
     except MalformedError as e:
         raise PositionError(str(e)) from None
 
@@ -306,7 +306,7 @@ def _assemble(state: State | Observation, hands: str) -> str:
     pile = state.pile_cards() if isinstance(state, State) else list(state.pile)
     if state.phase == OVER:
         to_act = "-"
-        mode = format_result(state.result) if state.result is not None else "over"
+        mode = format_result(state.outcome) if state.outcome is not None else "over"
     else:
         to_act = seat_name(state.to_act) if state.to_act is not None else "-"
         mode = PHASE_NAMES[state.phase]
@@ -393,7 +393,7 @@ def parse_position(text: str) -> State:
         raise _err(5, f"loser {seat_name(result.loser)} is not a seat")
     try:
         return game.position(
-            hands, pile, to_act, phase, outs, discard=discard, turns=turns, result=result
+            hands, pile, to_act, phase, outs, discard=discard, turns=turns, outcome=result
         )
     except PositionError as e:
         raise PositionError(f"position is inconsistent: {e}") from None
@@ -422,7 +422,7 @@ def _parse_hands_field(text: str, n: int) -> list[CardSet]:
     return hands
 
 
-def _parse_mode_field(mode_txt: str, n: int) -> tuple[int, Result | None]:
+def _parse_mode_field(mode_txt: str, n: int) -> tuple[int, Outcome | None]:
     """Field 5: the phase (free, respond, lead) or, once the hand is over, its
     result (``loser=X``, ``draw=REASON``, or ``over`` without one)."""
     if mode_txt.lower() in ("free", "respond", "lead"):
@@ -471,7 +471,7 @@ def position_from_text(
     hands: Mapping[int | str, str] | Sequence[str],
     pile: str = "",
     to_act: int | str = 0,
-    mode: int | str = "free",
+    phase: int | str = "free",
     outs: Iterable[Sequence[Any]] = (),
     *,
     discard: str = "",
@@ -487,8 +487,8 @@ def position_from_text(
     is checked by :meth:`Game.position` (a :class:`~svoi_kozyri.core.PositionError`).
 
     >>> s = position_from_text(Game(Rules(num_players=2)), {"A": "6S 7S", "B": "7H 8H"},
-    ...                        pile="9D", to_act="B", mode="respond")
-    >>> s.to_act_seat, s.pile_cards() == [parse_card("9D")]
+    ...                        pile="9D", to_act="B", phase="respond")
+    >>> s.to_act, s.pile_cards() == [parse_card("9D")]
     (1, True)
     """
     typed: Mapping[int | str, CardSet] | list[CardSet]
@@ -502,7 +502,7 @@ def position_from_text(
         typed,
         parse_card_list(_text(pile, "pile")),
         to_act,
-        mode,
+        phase,
         outs,
         discard=parse_cards(_text(discard, "discard")),
         turns=turns,

@@ -54,7 +54,7 @@ def fixed_positions(count: int, seed: int = 2026) -> list[Observation]:
             state.push(rng.choice(state.legal_moves()))
             turns += 1
         if not state.is_over:
-            out.append(observe(state, state.to_act_seat))
+            out.append(observe(state, state.to_act))
     return out
 
 

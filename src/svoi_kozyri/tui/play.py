@@ -190,7 +190,7 @@ class TerminalGame:
                 self.play_hand(state)
                 self._current = None
                 self._keep_record(state)
-                self.say(render_result(state.result, state.outs, self.setup.seats))
+                self.say(render_result(state.outcome, state.outs, self.setup.seats))
                 if self.setup.one_hand:
                     self._save()
                     return 0
@@ -248,7 +248,7 @@ class TerminalGame:
         if dealer is not None and not state.history():
             news.append(
                 f"Dealer: {seats[dealer].label(dealer)}; "
-                f"{seats[state.to_act_seat].label(state.to_act_seat)} leads."
+                f"{seats[state.to_act].label(state.to_act)} leads."
             )
         trumps = state.game.owners_str()
         news.append("Trumps: " + "  ".join(f"{k}={v}" for k, v in trumps.items()))
@@ -266,7 +266,7 @@ class TerminalGame:
     def play_hand(self, state: State) -> None:
         """Play one hand to its end."""
         while not state.is_over:
-            seat = state.to_act_seat
+            seat = state.to_act
             outs_before = len(state.outs)
             if seat in self.agents:
                 move = self.agents[seat].choose(observe(state, seat))

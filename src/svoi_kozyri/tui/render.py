@@ -31,7 +31,7 @@ from ..core import (
     CardSet,
     Move,
     Observation,
-    Result,
+    Outcome,
     Termination,
     display_order,
     format_card,
@@ -426,7 +426,7 @@ def render_menu(moves: Sequence[Move], unicode: bool = False, width: int = 80) -
 
 
 def render_result(
-    result: Result | None, outs: Sequence[tuple[int, str]], seats: Sequence[SeatInfo]
+    result: Outcome | None, outs: Sequence[tuple[int, str]], seats: Sequence[SeatInfo]
 ) -> Text:
     """The end of a hand: who went out in which order, and the loser or the draw."""
     out = Text("Hand over. Went out, in order:" if outs else "Hand over. Nobody went out.")
@@ -439,7 +439,7 @@ def render_result(
             Termination.LAST_CARD: "the last player's single card beats the final lead",
             Termination.REPETITION: "the same position came back too often",
             Termination.ACTION_CAP: "the hand reached the action cap",
-        }.get(result.termination, result.reason)
+        }.get(result.termination, result.termination.value)
         out.append(f"\nDraw: {why}.", style="bold")
     else:
         out.append(f"\nDurak (loser): {seats[result.loser].label(result.loser)}", style="bold")

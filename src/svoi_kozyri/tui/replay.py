@@ -122,7 +122,7 @@ def viewer_start(rec: GameRecord) -> State:
             outs,
             discard=discard,
             turns=int(turns_f),
-            result=parse_result(mode, n) if over else None,
+            outcome=parse_result(mode, n) if over else None,
             known=known,
         )
     except (SvoiKozyriError, ValueError, KeyError) as e:
@@ -249,7 +249,7 @@ class Replayer:
             )
         ]
         if frame.state.phase == OVER:
-            parts.append(render_result(frame.state.result, frame.state.outs, seats))
+            parts.append(render_result(frame.state.outcome, frame.state.outs, seats))
         return Group(*parts)
 
     def find(self, turn: int, hand: int | None = None) -> int:

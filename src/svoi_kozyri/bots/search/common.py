@@ -44,7 +44,7 @@ def rewards(state: State) -> list[float]:
     of a move is therefore its estimated chance of not being the durak, with a
     draw counted as half."""
     n = state.game.n
-    r = state.result
+    r = state.outcome
     if r is None or r.loser is None:
         return [0.5] * n
     return [0.0 if i == r.loser else 1.0 for i in range(n)]
@@ -71,7 +71,7 @@ def eval_features(state: State) -> list[list[float]]:
     every rule variant."""
     g = state.game
     out: list[list[float]] = []
-    to_act = state.to_act_seat
+    to_act = state.to_act
     forced = 0
     if state.phase == RESPOND:
         top = state.pile[-1]
@@ -132,7 +132,7 @@ def evaluate(state: State) -> list[float]:
 def solved_rewards(state: State, value: int) -> list[float]:
     """Per-seat rewards of an open position whose value for the player to act is known."""
     n = state.game.n
-    me = state.to_act_seat
+    me = state.to_act
     if value == 0:
         return [0.5] * n
     other = next(i for i, h in enumerate(state.hands) if h and i != me)
@@ -158,7 +158,7 @@ def rollout(
     prove the value, the rollout simply continues)."""
     turns = 0
     if state.phase == LEAD:  # mid-turn after a tree beat: lead the cheapest card
-        p = state.to_act_seat
+        p = state.to_act
         state.apply_action(cheapest(state.hands[p], card_costs(state.game)[p], rng))
     hands = state.hands  # the state's own list: updated in place by every move
     while not state.is_over:

@@ -437,13 +437,13 @@ class EndgameTables:
         v0, d0 = root
         if v0 != 0 and steps_left is not None and d0 > steps_left:
             return None
-        me = state.to_act_seat
+        me = state.to_act
         scored: list[tuple[int, int, Move]] = []  # (value for me, distance, move)
         for m in state.legal_moves():
             c = state.copy()
             c.push_unchecked(m)
             if c.phase == OVER:
-                r = c.result
+                r = c.outcome
                 assert r is not None
                 v = 0 if r.loser is None else (-1 if r.loser == me else 1)
                 scored.append((v, 0, m))
@@ -452,7 +452,7 @@ class EndgameTables:
             if e is None:
                 return None  # pragma: no cover - the same card set is always held
             v, d = e
-            scored.append((v if c.to_act_seat == me else -v, d, m))
+            scored.append((v if c.to_act == me else -v, d, m))
         best = max(v for v, _d, _m in scored)
         if best != v0:  # pragma: no cover - a table inconsistent with its rules
             return None

@@ -101,7 +101,7 @@ class ISMCTS:
                     ch = children.get(a)
                     if ch is not None:
                         ch.avail += 1
-                mover = state.to_act_seat
+                mover = state.to_act
                 if untried:
                     a = untried[rng.randrange(len(untried))]
                     child = Node()

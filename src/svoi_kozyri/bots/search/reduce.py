@@ -135,7 +135,7 @@ class Reducer:
     def frame(self, state: State) -> tuple[tuple[int, ...], Frame]:
         """The active seats and ``state`` in their frame."""
         seats = tuple(i for i, h in enumerate(state.hands) if h)
-        p = seats.index(state.to_act_seat)
+        p = seats.index(state.to_act)
         h = state.hands
         return seats, (h[seats[0]], h[seats[1]], tuple(state.pile_cards()), p, state.phase)
 

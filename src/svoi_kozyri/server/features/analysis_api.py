@@ -77,6 +77,7 @@ from ...core import (
     SvoiKozyriError,
     display_order,
     format_card,
+    FREE,
     mask_of,
     observe,
     seat_name,
@@ -94,6 +95,7 @@ if TYPE_CHECKING:
 
 DEFAULT_MS = 60.0
 MIN_MS, MAX_MS = 5.0, 500.0
+from ..wire.events import DealEvent, MoveEvent, TableEvent
 TOTAL_MS = 15000.0
 """About this much analysis time for one hand at most (the environment variable
 ``SVOI_KOZYRI_ANALYSIS_MS`` overrides it): the per-turn budget shrinks to fit, and
@@ -314,6 +316,8 @@ def analysis_json(
     out_steps = []
     worse = 0
     for i, (s, rs) in enumerate(zip(steps, ratings, strict=True)):
+    # every card this viewer could not see was in one hand: the position was open to them
+    hv["complete"] = viewer is not None and not state.is_over and obs.complete
         rating = None
         why: str | None = None
         if not opened[i]:
@@ -348,7 +352,7 @@ def analysis_json(
                 "no_rating": why,
             }
         )
-    res = final.result
+    res = final.outcome
     return {
         "viewer": None if viewer is None else seat_name(viewer),
         "players": final.n,
@@ -357,7 +361,10 @@ def analysis_json(
         "final": _view(final, viewer, number),
         "result": None
         if res is None
-        else {"loser": None if res.loser is None else seat_name(res.loser), "reason": res.reason},
+        else {
+            "loser": None if res.loser is None else seat_name(res.loser),
+            "reason": res.termination.value,
+        },
         "worse": worse,
         "unrated": skipped,
         "rated": sorted({seat_name(s.seat) for s, o in zip(steps, opened, strict=True) if o}),
@@ -393,7 +400,7 @@ def table_hand_steps(game: TableGame, number: int) -> tuple[list[Step], State]:
     hand = 0
     final: State | None = None
     for ev in game.events:
-        if ev["kind"] == "deal":
+        if isinstance(ev, DealEvent):
             if hand == number:
                 break
             copy.apply(ev)
@@ -404,7 +411,7 @@ def table_hand_steps(game: TableGame, number: int) -> tuple[list[Step], State]:
             assert before is not None
             steps.append(Step(int(ev["seat"]), Move.parse(ev["move"]), str(ev.get("by")), before))
         copy.apply(ev)
-        if hand == number:
+        if hand == number and isinstance(ev, MoveEvent):
             final = copy.state
     if hand < number or number < 1:
         raise TableError("no_hand", f"hand {number} has not been dealt at this table")
@@ -495,8 +502,8 @@ def complete_viewer_record(record: Any) -> State:
         return game.position(
             [st.hand(i) for i in range(n)],
             st.pile_cards(),
-            st.to_act if st.to_act is not None else 0,
-            st.mode or "free",
+            0 if st.is_over else st.to_act,
+            FREE if st.is_over else st.phase,
             st.outs,
             discard=st.discard,
             turns=st.turns,
@@ -550,15 +557,15 @@ class TableSource:
     seed: int
     seats: list[SeatInfo]
     created: float
-    events: list[dict[str, Any]]
+    events: list[TableEvent]
 
     @classmethod
     def of(cls, game: TableGame, number: int) -> TableSource:
         """The source of hand ``number`` (events after it are left out)."""
-        events: list[dict[str, Any]] = []
+        events: list[TableEvent] = []
         deals = 0
         for ev in game.events:
-            if ev["kind"] == "deal":
+            if isinstance(ev, DealEvent):
                 deals += 1
                 if deals > number:
                     break

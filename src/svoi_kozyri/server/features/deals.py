@@ -55,6 +55,7 @@ from ..table.game import SeatInfo, TableError, TableGame
 from ..table.replay import session_hands
 from ..table.service import TableService
 from ..wire.errors import ApiError
+from ..wire.events import DealEvent, EventError, event_from_data
 from ..wire.schemas import CreateTableRequest, PlayerName, SeatConfig, SeatGrant, TableConfig
 
 MAX_RESULTS = 100
@@ -113,7 +114,7 @@ class Deals:
     def add_deal(
         self,
         did: str,
-        deal: dict[str, Any],
+        deal: DealEvent,
         players: int,
         rules: dict[str, Any],
         *,
@@ -127,8 +128,8 @@ class Deals:
             deals_t,
             {
                 "id": did,
-                "deal": json.dumps({k: deal.get(k) for k in DEAL_KEYS}),
-                "dealer": int(deal["dealer"]),
+                "deal": json.dumps(deal.model_dump(include=set(DEAL_KEYS))),
+                "dealer": deal.dealer,
                 "players": players,
                 "rules": json.dumps(rules, sort_keys=True),
                 "seats": None if seats is None else json.dumps(seats),
@@ -160,7 +161,7 @@ class Deals:
 
     def from_hand(self, game: TableGame, number: int) -> str:
         """The deal of hand ``number`` of a table (which must be over)."""
-        deals = [ev for ev in game.events if ev["kind"] == "deal"]
+        deals = [ev for ev in game.events if isinstance(ev, DealEvent)]
         if not 1 <= number <= len(deals):
             raise TableError("no_hand", f"hand {number} has not been dealt at this table")
         hands = session_hands(game)
@@ -192,12 +193,12 @@ class Deals:
             session = Session(Rules.from_dict({"num_players": DAILY_PLAYERS}), rng=rng)
             game = session.game
             assert session.first_dealer is not None
-            deal = {
-                "dealer": session.first_dealer,
-                "deck": game.shuffled_deck(rng),
-                "owners": list(game.owners),
-                "pairs": list(game.pairs) if game.pairs is not None else None,
-            }
+            deal = DealEvent(
+                dealer=session.first_dealer,
+                deck=game.shuffled_deck(rng),
+                owners=list(game.owners),
+                pairs=list(game.pairs) if game.pairs is not None else None,
+            )
             self.add_deal(did, deal, DAILY_PLAYERS, {}, daily=day.isoformat())
         return did
 
@@ -242,7 +243,7 @@ class Deals:
     ) -> SeatGrant:
         """A new table (with a fresh seed of its own) whose first event is the deal."""
         hub = self.hub
-        event = {"kind": "deal", **d["deal"]}
+        event = _deal_event(d["deal"])
         _check_deal(config, event)
         grant: SeatGrant = hub.create_table(
             CreateTableRequest(name=name, config=config),
@@ -283,7 +284,7 @@ class Deals:
             if len(hands) < row.hand or not hands[row.hand - 1].is_over:
                 continue
             st = hands[row.hand - 1]
-            res = st.result
+            res = st.outcome
             assert res is not None
             out.append(
                 {
@@ -300,7 +301,7 @@ class Deals:
                     ],
                     "outs": [[seat_name(s), kind] for s, kind in st.outs],
                     "loser": None if res.loser is None else seat_name(res.loser),
-                    "reason": res.reason,
+                    "reason": res.termination.value,
                     "turns": len(st.history()),
                 }
             )
@@ -314,7 +315,19 @@ def _deal_rules(rules: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in rules.items() if k not in skip}
 
 
-def _check_deal(config: TableConfig, event: dict[str, Any]) -> None:
+def _deal_event(stored: dict[str, Any]) -> DealEvent:
+    """The deal event of a stored deal's ``deal`` column (a ``bad_deal`` if it is
+    not one)."""
+    try:
+        event = event_from_data({"kind": "deal", **stored})
+    except EventError as e:
+        raise TableError("bad_deal", f"this deal is damaged: {e}") from None
+    if not isinstance(event, DealEvent):  # the stored keys cannot name another kind
+        raise TableError("bad_deal", "this deal is damaged")
+    return event
+
+
+def _check_deal(config: TableConfig, event: DealEvent) -> None:
     """Refuse a stored deal that does not fit the table's rules, before any table
     is made."""
     seats = [SeatInfo(kind="bot") for _ in config.seats]

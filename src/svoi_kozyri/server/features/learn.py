@@ -29,6 +29,7 @@ from fastapi.responses import FileResponse, HTMLResponse
 from pydantic import BaseModel, Field
 
 from ...core import (
+    PHASE_NAMES,
     Game,
     IllegalMoveError,
     Move,
@@ -108,18 +109,19 @@ def card_note(game: Game, seat: int, c: int, top: int) -> str:
 def summary(state: State) -> dict[str, Any]:
     """What the page shows of a position: every hand (open), pile, who acts."""
     game = state.game
-    to_act = state.to_act
+    to_act = None if state.is_over else state.to_act
     top = state.top
+    mode = None if state.is_over else PHASE_NAMES[state.phase]
     notes: dict[str, str] = {}
-    if to_act is not None and top is not None and state.mode == "respond":
+    if to_act is not None and top is not None and mode == "respond":
         for c in display_order(state.hand(to_act)):
             notes[format_card(c)] = card_note(game, to_act, c, top)
-    res = state.result
+    res = state.outcome
     result = None
     if res is not None:
         result = {
             "loser": None if res.loser is None else seat_name(res.loser),
-            "reason": res.reason,
+            "reason": res.termination.value,
         }
     return {
         "players": state.n,
@@ -128,11 +130,9 @@ def summary(state: State) -> dict[str, Any]:
         "pile": [format_card(c) for c in state.pile_cards()],
         "top": format_card(top) if top is not None else None,
         "to_act": seat_name(to_act) if to_act is not None else None,
-        "mode": state.mode,
-        "pickup_count": state.pickup_count() if state.mode == "respond" else 0,
-        "pickup_cards": [format_card(c) for c in state.pickup_cards()]
-        if state.mode == "respond"
-        else [],
+        "mode": mode,
+        "pickup_count": state.pickup_count() if mode == "respond" else 0,
+        "pickup_cards": [format_card(c) for c in state.pickup_cards()] if mode == "respond" else [],
         "legal": [str(m) for m in state.legal_moves()],
         "notes": notes,
         "outs": [[seat_name(s), kind] for s, kind in state.outs],

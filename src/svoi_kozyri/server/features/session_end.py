@@ -28,6 +28,7 @@ from ..storage.schema import rematches_t
 from ..table.game import TableError, TableGame
 from ..table.replay import session_hands
 from ..wire.errors import ApiError
+from ..wire.events import DealEvent
 from ..wire.schemas import CreateTableRequest, JoinRequest, ServerRematch
 
 router = APIRouter()
@@ -55,17 +56,17 @@ def rematch_of(engine: Engine, table_id: str) -> str | None:
 def summary(game: TableGame) -> dict[str, Any]:
     """Every hand's dealer, order of going out and result, and the standings."""
     hands = []
-    deals = [ev for ev in game.events if ev["kind"] == "deal"]
+    deals = [ev for ev in game.events if isinstance(ev, DealEvent)]
     for i, st in enumerate(session_hands(game)):
-        res = st.result
+        res = st.outcome
         hands.append(
             {
                 "number": i + 1,
-                "dealer": seat_name(int(deals[i]["dealer"])),
+                "dealer": seat_name(deals[i].dealer),
                 "outs": [[seat_name(s), kind] for s, kind in st.outs],
                 "over": st.is_over,
                 "loser": None if res is None or res.loser is None else seat_name(res.loser),
-                "reason": None if res is None else res.reason,
+                "reason": None if res is None else res.termination.value,
                 "turns": len(st.history()),
             }
         )

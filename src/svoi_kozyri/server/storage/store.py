@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from sqlalchemy import Connection
 
 from ..wire.auth import hash_token
+from ..wire.events import TableEvent, event_data, event_from_data
 from .schema import (
     events_t,
     leases_t,
@@ -146,7 +147,7 @@ class StoredTable:
     version: int
     created: float
     seats: list[dict[str, Any]]
-    events: list[dict[str, Any]]
+    events: list[TableEvent]
 
 
 class StaleVersionError(RuntimeError):
@@ -174,7 +175,7 @@ statement sees the same snapshot, so the renewed row comes from ``hb``)."""
 
 
 def _append_params(
-    table_id: str, seq: int, data: dict[str, Any], status: str, notify: str, now: float
+    table_id: str, seq: int, event: TableEvent, status: str, notify: str, now: float
 ) -> dict[str, Any]:
     """The parameters of the append statement (both paths)."""
     return {
@@ -182,7 +183,7 @@ def _append_params(
         "seq": seq,
         "status": status,
         "now": now,
-        "data": json.dumps(data),
+        "data": json.dumps(event_data(event)),
         "c": CHANNEL,
         "p": notify,
     }
@@ -240,10 +241,10 @@ class AsyncAppender:
             self._free.notify()
 
     async def append(
-        self, table_id: str, seq: int, data: dict[str, Any], status: str, notify: str
+        self, table_id: str, seq: int, event: TableEvent, status: str, notify: str
     ) -> None:
         """:meth:`Store.append_event` for PostgreSQL (``StaleVersionError`` if refused)."""
-        params = _append_params(table_id, seq, data, status, notify, time.time())
+        params = _append_params(table_id, seq, event, status, notify, time.time())
         rows = await self.fetch(_APPEND_RAW, params)
         if len(rows) != 1:
             raise StaleVersionError(f"table {table_id} is not at version {seq}")
@@ -267,13 +268,13 @@ class AsyncAppender:
         await self._put(conn)
         return [tuple(r) for r in rows]
 
-    async def events_since(self, table_id: str, seq: int) -> list[tuple[int, dict[str, Any]]]:
+    async def events_since(self, table_id: str, seq: int) -> list[tuple[int, TableEvent]]:
         """(seq, event) of the events numbered ``seq`` and later, in order."""
         rows = await self.fetch(
             "SELECT seq, data FROM sk_events WHERE table_id = %(t)s AND seq >= %(s)s ORDER BY seq",
             {"t": table_id, "s": seq},
         )
-        return [(int(r[0]), _json_value(r[1])) for r in rows]
+        return [(int(r[0]), event_from_data(_json_value(r[1]))) for r in rows]
 
     async def versions(self, table_ids: list[str]) -> dict[str, int]:
         """:meth:`Store.versions` without blocking the loop."""
@@ -443,7 +444,7 @@ class Store:
             return True
 
     def append_event(
-        self, table_id: str, seq: int, data: dict[str, Any], status: str, notify: str = ""
+        self, table_id: str, seq: int, event: TableEvent, status: str, notify: str = ""
     ) -> None:
         """Store event number ``seq`` (0-based) and the table's new version and status
         in one transaction.  The version check refuses a second writer.  With
@@ -451,7 +452,7 @@ class Store:
         :data:`CHANNEL`, so the other processes hear of the event once it is committed."""
         now = time.time()
         if self.backend == "postgresql":
-            params = _append_params(table_id, seq, data, status, notify, now)
+            params = _append_params(table_id, seq, event, status, notify, now)
             with self._autocommit.connect() as conn:
                 rows = conn.execute(_APPEND_PG_NOTIFY if notify else _APPEND_PG, params).all()
             if len(rows) != 1:
@@ -473,7 +474,8 @@ class Store:
             if res.rowcount != 1:
                 raise StaleVersionError(f"table {table_id} is not at version {seq}")
             conn.execute(
-                _INSERT_EVENT, {"table_id": table_id, "seq": seq, "data": data, "created": now}
+                _INSERT_EVENT,
+                {"table_id": table_id, "seq": seq, "data": event_data(event), "created": now},
             )
 
     # -- many processes (PostgreSQL) ---------------------------------------------
@@ -483,7 +485,7 @@ class Store:
         with self.engine.begin() as conn:
             conn.execute(_NOTIFY, {"c": CHANNEL, "p": payload})
 
-    def events_since(self, table_id: str, seq: int) -> list[dict[str, Any]]:
+    def events_since(self, table_id: str, seq: int) -> list[TableEvent]:
         """The events numbered ``seq`` and later, in order."""
         with self.engine.connect() as conn:
             rows = conn.execute(
@@ -491,7 +493,7 @@ class Store:
                 .where(events_t.c.table_id == table_id, events_t.c.seq >= seq)
                 .order_by(events_t.c.seq)
             )
-            return [r.data for r in rows]
+            return [event_from_data(r.data) for r in rows]
 
     def total_events(self) -> int:
         """Events stored over all tables (the benchmark's action count)."""
@@ -632,7 +634,7 @@ class Store:
             )
         ]
         events = [
-            r.data
+            event_from_data(r.data)
             for r in conn.execute(
                 select(events_t.c.data)
                 .where(events_t.c.table_id == row.id)

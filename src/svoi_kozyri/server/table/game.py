@@ -1,12 +1,14 @@
 """One table's game, rebuilt from its event log (no I/O, no clocks).
 
-A table is its configuration plus an append-only list of events:
+A table is its configuration plus an append-only list of typed events
+(:mod:`svoi_kozyri.server.wire.events`):
 
-* ``{"kind": "deal", "dealer": d, "deck": [...], "owners": [...], "pairs": ...}`` starts a
-  hand from an explicit deck order and suit ownership;
-* ``{"kind": "move", "seat": s, "move": "beat 6D lead QS", "by": "player"}`` is one
-  accepted turn (``by`` says who chose it: the player, a bot seat, a stand-in bot
-  for an absent player, or the turn timer).
+* :class:`DealEvent` (dealer, deck, owners, pairs) starts a hand from an explicit deck
+  order and suit ownership;
+* :class:`MoveEvent` (seat, move ``beat 6D lead QS``, by) is one accepted turn (``by``
+  says who chose it: the player, a bot seat, a stand-in bot for an absent player, or
+  the turn timer);
+* :class:`CloseEvent`: a moderator ended the table.
 
 The engine is deterministic, so replaying the events gives back exactly the
 table's state: this is how a restarted server resumes every table, and how a
@@ -34,6 +36,7 @@ from ...core import (
     seat_name,
 )
 from ..wire.errors import ApiError
+from ..wire.events import CloseEvent, DealEvent, MoveEvent, TableEvent
 from ..wire.schemas import TableConfig
 
 TABLE_STATUS = {
@@ -113,7 +116,7 @@ class SeatInfo:
 class PendingMove:
     """A checked move: the event to store and the state it leads to."""
 
-    event: dict[str, Any]
+    event: MoveEvent
     after: State
 
 
@@ -133,8 +136,10 @@ class TableGame:
     hand_number: int = field(init=False, default=0)
     version: int = field(init=False, default=0)
     by: list[str] = field(init=False, default_factory=list)
-    events: list[dict[str, Any]] = field(init=False, default_factory=list)
+    events: list[TableEvent] = field(init=False, default_factory=list)
     _games: dict[tuple[Any, ...], Game] = field(init=False, default_factory=dict)
+    closed: bool = field(init=False, default=False)
+    """Ended by a moderator (a ``close`` event): finished, whatever the score."""
 
     def __post_init__(self) -> None:
         self.rules = rules_for(self.config)
@@ -157,8 +162,9 @@ class TableGame:
 
     @property
     def status(self) -> str:
-        """``waiting`` (seats free), ``playing``, ``between_hands`` or ``finished``."""
-        if self.session.over:
+        """``waiting`` (seats free), ``playing``, ``between_hands`` or ``finished``
+        (the session is over, or a moderator closed the table)."""
+        if self.session.over or self.closed:
             return "finished"
         if self.state is None:
             return "waiting" if not self.full else "between_hands"
@@ -166,6 +172,8 @@ class TableGame:
 
     def needs_deal(self) -> bool:
         """True when the next hand should be dealt (everyone seated, no hand running)."""
+        if self.closed:
+            return False
         return self.full and not self.session.over and (self.state is None or self.state.is_over)
 
     # -- events ------------------------------------------------------------------
@@ -178,20 +186,19 @@ class TableGame:
         (server/features/deals.py, issue 20 item 1)."""
         return random.Random(f"{self.seed}:{self.hand_number}")
 
-    def make_deal(self, rng: random.Random) -> dict[str, Any]:
+    def make_deal(self, rng: random.Random) -> DealEvent:
         """The event that deals the next hand from a shuffle drawn from ``rng``."""
         if not self.needs_deal():
             raise TableError("no_deal", "no hand can be dealt now")
         game = self.session.game
         dealer = self.session.next_dealer
         assert dealer is not None
-        return {
-            "kind": "deal",
-            "dealer": dealer,
-            "deck": game.shuffled_deck(rng),
-            "owners": list(game.owners),
-            "pairs": list(game.pairs) if game.pairs is not None else None,
-        }
+        return DealEvent(
+            dealer=dealer,
+            deck=game.shuffled_deck(rng),
+            owners=list(game.owners),
+            pairs=list(game.pairs) if game.pairs is not None else None,
+        )
 
     def prepare_move(self, seat: int | None, text: Any, by: str = "player") -> PendingMove:
         """Check ``text`` as ``seat``'s move; the table is not changed.
@@ -202,6 +209,8 @@ class TableGame:
         if seat is None:
             raise TableError("spectator", "spectators cannot play")
         st = self.state
+        if self.closed:
+            raise TableError("table_closed", "a moderator closed this table")
         if st is None or st.is_over:
             raise TableError("no_hand", "no hand is being played now")
         if st.to_act != seat:
@@ -222,46 +231,58 @@ class TableGame:
             after.push(move, seat)
         except IllegalMoveError as e:  # a well-formed move that is not legal now
             raise TableError("illegal", str(e)) from None
-        return PendingMove({"kind": "move", "seat": seat, "move": str(move), "by": by}, after)
+        return PendingMove(MoveEvent(seat=seat, move=str(move), by=by), after)
 
-    def apply(self, event: dict[str, Any], pending: PendingMove | None = None) -> None:
+    def apply(self, event: TableEvent, pending: PendingMove | None = None) -> None:
         """Apply a stored event (``pending``: the state already computed by
         :meth:`prepare_move`, saving a second application)."""
-        kind = event.get("kind")
-        if kind == "deal":
-            if not self.needs_deal():
-                raise TableError("bad_event", "deal event while a hand is running")
-            owners = tuple(int(x) for x in event["owners"])
-            pairs = tuple(int(x) for x in event["pairs"]) if event.get("pairs") else None
-            if self.hand_number == 0:
-                self._session_from_first_deal(int(event["dealer"]), owners, pairs)
-            key = (owners, pairs)
-            game = self._games.get(key)
-            if game is None:
-                game = self._games[key] = Game(self.rules, list(owners), pairs)
-            self.state = game.deal(int(event["dealer"]), [int(c) for c in event["deck"]])
-            self.hand_number += 1
-            self.by = []
-        elif kind == "move":
-            if pending is not None:
-                after = pending.after
-            else:
-                st = self.state
-                if st is None:
-                    raise TableError("bad_event", "move event before any deal")
-                after = st.copy()
-                try:
-                    after.push(Move.parse(event["move"]), int(event["seat"]))
-                except SvoiKozyriError as e:
-                    raise TableError("bad_event", f"stored move does not replay: {e}") from None
-            self.state = after
-            self.by.append(str(event.get("by", "player")))
-            if after.is_over:
-                self.session.record_result(after)
+        if isinstance(event, DealEvent):
+            self._apply_deal(event)
+        elif isinstance(event, MoveEvent):
+            self._apply_move(event, pending)
+        elif isinstance(event, CloseEvent):  # a moderator ended the table
+            if self.closed or self.session.over:
+                raise TableError("bad_event", "close event on a finished table")
+            self.closed = True
         else:
-            raise TableError("bad_event", f"unknown event kind {kind!r}")
+            raise TableError("bad_event", f"unknown event {type(event).__name__}")
         self.events.append(event)
         self.version += 1
+
+    def _apply_deal(self, event: DealEvent) -> None:
+        if not self.needs_deal():
+            raise TableError("bad_event", "deal event while a hand is running")
+        owners = tuple(event.owners)
+        pairs = tuple(event.pairs) if event.pairs else None
+        if self.hand_number == 0:
+            self._session_from_first_deal(event.dealer, owners, pairs)
+        key = (owners, pairs)
+        game = self._games.get(key)
+        if game is None:
+            game = self._games[key] = Game(self.rules, list(owners), pairs)
+        try:
+            self.state = game.deal(event.dealer, event.deck)
+        except SvoiKozyriError as e:
+            raise TableError("bad_event", f"stored deal does not replay: {e}") from None
+        self.hand_number += 1
+        self.by = []
+
+    def _apply_move(self, event: MoveEvent, pending: PendingMove | None) -> None:
+        if pending is not None:
+            after = pending.after
+        else:
+            st = self.state
+            if st is None:
+                raise TableError("bad_event", "move event before any deal")
+            after = st.copy()
+            try:
+                after.push(Move.parse(event.move), event.seat)
+            except SvoiKozyriError as e:
+                raise TableError("bad_event", f"stored move does not replay: {e}") from None
+        self.state = after
+        self.by.append(event.by)
+        if after.is_over:
+            self.session.record_result(after)
 
     def _session_from_first_deal(
         self, dealer: int, owners: tuple[int, ...], pairs: tuple[int, ...] | None
@@ -288,7 +309,7 @@ class TableGame:
             pairs=list(pairs) if pairs is not None else None,
         )
 
-    def replay(self, events: list[dict[str, Any]]) -> None:
+    def replay(self, events: list[TableEvent]) -> None:
         """Apply stored events in order (start-up, or rebuilding a finished table)."""
         for ev in events:
             self.apply(ev)

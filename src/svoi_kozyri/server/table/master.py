@@ -14,13 +14,14 @@ import asyncio
 import logging
 import random
 import time
-from typing import Any, Literal
+from typing import Literal
 
 from ...bots.catalogue import make_agent
 from ...bots.rating import Rating
 from ...core import Move, Observation, observe
 from ..runtime import metrics
 from ..storage.store import AsyncAppender, Store, StoredTable
+from ..wire.events import DealEvent, TableEvent
 from ..wire.schemas import (
     ClientHint,
     ClientMove,
@@ -169,7 +170,7 @@ class TableMaster:
     # -- changes -------------------------------------------------------------------
 
     async def commit(
-        self, live: LiveTable, event: dict[str, Any], pending: PendingMove | None = None
+        self, live: LiveTable, event: TableEvent, pending: PendingMove | None = None
     ) -> bool:
         """Apply, store and announce one event; False if the store refused it.
 
@@ -213,7 +214,7 @@ class TableMaster:
             live.pending -= 1
         if stored:
             self.actions += 1
-            by = "deal" if event.get("kind") == "deal" else str(event.get("by", "other"))
+            by = "deal" if isinstance(event, DealEvent) else event.by
             metrics.count_action(by)
             live.turn_since = time.monotonic()
         self.changed(live)

@@ -8,13 +8,13 @@ Both the replay endpoint (one view per stored event) and the session's hands
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 from ...core import State
+from ..wire.events import DealEvent, TableEvent
 from .game import TableGame
 
 
-def iter_replay(game: TableGame) -> Iterator[tuple[dict[str, Any], TableGame]]:
+def iter_replay(game: TableGame) -> Iterator[tuple[TableEvent, TableGame]]:
     """Each stored event with the table as it stood right after it.
 
     The yielded table is one copy advanced in place: read it before asking for
@@ -32,7 +32,7 @@ def session_hands(game: TableGame) -> list[State]:
     for ev, copy in iter_replay(game):
         if copy.state is None:
             continue
-        if ev.get("kind") == "deal":
+        if isinstance(ev, DealEvent):
             out.append(copy.state)
         else:
             out[-1] = copy.state

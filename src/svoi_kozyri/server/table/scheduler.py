@@ -31,6 +31,7 @@ from typing import Any
 
 from ...core import observe
 from ..runtime.logs import REQUEST_ID, TABLE_ID
+from ..wire.events import TableEvent
 from .bot_runner import BotRunner
 from .game import PendingMove
 from .live import LiveTable
@@ -44,7 +45,7 @@ UNATTENDED_DELAY_S = 2.0
 """The least time between two automatic actions of a table no human is connected
 to (at most ``IDLE_PAUSE_S / UNATTENDED_DELAY_S`` events before it pauses)."""
 
-Commit = Callable[[LiveTable, dict[str, Any], PendingMove | None], Awaitable[bool]]
+Commit = Callable[[LiveTable, TableEvent, PendingMove | None], Awaitable[bool]]
 
 
 class Scheduler:
@@ -120,7 +121,6 @@ class Scheduler:
         if st is None or st.is_over:
             return None, None
         seat = st.to_act
-        assert seat is not None
         if game.seats[seat].kind == "bot":
             return game.config.bot_delay_s, "bot"
         waits: list[tuple[float, str]] = []
@@ -196,7 +196,6 @@ class Scheduler:
             if st is None or st.is_over:
                 return
             seat = st.to_act
-            assert seat is not None
             spec = game.seats[seat].bot or self.bots.default
             seed = game.seed + seat + 7919 * game.version
             move = await self.bots.move(spec, seed, observe(st, seat))

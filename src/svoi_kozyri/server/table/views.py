@@ -12,10 +12,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ...core import (
+    PHASE_NAMES,
     RESPOND,
     Observation,
-    Result,
+    Outcome,
     State,
+    Termination,
     display_order,
     format_card,
     format_cards,
@@ -36,17 +38,18 @@ def _cards(mask: int) -> list[str]:
     return [format_card(c) for c in display_order(mask)]
 
 
-def result_view(result: Result) -> ResultView:
+def result_view(result: Outcome) -> ResultView:
     """A hand result as shown to everybody."""
+    why = result.termination
     if result.loser is None:
-        text = "draw" + (" (last card beats the lead)" if result.reason == "last_card" else "")
-        if result.reason in ("repetition", "action_cap"):
-            text = f"draw ({result.reason.replace('_', ' ')})"
+        text = "draw" + (" (last card beats the lead)" if why is Termination.LAST_CARD else "")
+        if why.adjudicated:
+            text = f"draw ({why.value.replace('_', ' ')})"
     else:
         text = f"{seat_name(result.loser)} loses" + (
-            " (action cap)" if result.reason == "action_cap" else ""
+            " (action cap)" if why is Termination.ACTION_CAP else ""
         )
-    return ResultView(loser=result.loser, reason=result.reason, text=text)
+    return ResultView(loser=result.loser, reason=why.value, text=text)
 
 
 def _visible_pile(obs: Observation) -> tuple[list[str], bool]:
@@ -91,13 +94,13 @@ def hand_view(
         pile_full=full,
         top=format_card(obs.top) if obs.top is not None else None,
         to_act=obs.to_act,
-        mode=obs.mode,
+        mode=None if obs.to_act is None else PHASE_NAMES[obs.phase],
         legal=[str(m) for m in obs.legal_moves()],
         pickup_count=obs.pickup_count(),
         log=log,
         log_start=start,
         transfers=[(format_card(c), a, b) for c, a, b in obs.transfers],
-        result=result_view(obs.result) if obs.result is not None else None,
+        result=result_view(obs.outcome) if obs.outcome is not None else None,
         deadline_s=deadline,
         out_order=[seat for seat, _kind in obs.outs],
     )
