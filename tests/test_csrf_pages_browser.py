@@ -25,9 +25,11 @@ from typing import Any
 
 import httpx
 import pytest
+from sqlalchemy import create_engine
 
 from accounts_support import PASSWORD, make_client
 from browser_support import browser_server, chromium, post
+from svoi_kozyri.server.platform.moderation import set_role_by_name
 from svoi_kozyri.server.runtime.process import ServerProcess
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(600)]
@@ -59,12 +61,20 @@ ROUTES: dict[str, str] = {
     "POST /api/tournaments": r"/api/tournaments",
     "POST /api/tournaments/{tid}/join": r"/api/tournaments/[^/]+/join",
     "POST /api/tournaments/{tid}/withdraw": r"/api/tournaments/[^/]+/withdraw",
+    "POST /api/mod/reports": r"/api/mod/reports",
+    "POST /api/mod/reports/{report_id}/resolve": r"/api/mod/reports/\d+/resolve",
+    "POST /api/mod/sanctions": r"/api/mod/sanctions",
+    "POST /api/mod/sanctions/{sanction_id}/lift": r"/api/mod/sanctions/\d+/lift",
+    "POST /api/mod/tables/{table_id}/close": r"/api/mod/tables/[^/]+/close",
+    "POST /api/mod/roles": r"/api/mod/roles",
 }
 """The state-changing routes the pages send, with the paths they match."""
 
 NO_PAGE: dict[str, str] = {
     "POST /api/account/claim": "no page sends it: registering claims the guest seats itself",
     "POST /api/account/prefs": "the same as PUT for clients that cannot send PUT; pages send PUT",
+    "POST /api/mod/chat/{chat_id}/remove": "the admin page removes a chat line by settling "
+    "its report (remove_chat); the route is for moderators' own tools",
 }
 """State-changing routes no page sends (each with the reason)."""
 
@@ -85,6 +95,14 @@ GUEST_ONLY_SKIPS = {
     "POST /api/account/login",
     "POST /api/account/logout",
     "POST /api/account/logout-all",
+    # reports are for accounts (a guest's report is refused: login_required), and
+    # the moderators' page for moderators
+    "POST /api/mod/reports",
+    "POST /api/mod/reports/{report_id}/resolve",
+    "POST /api/mod/sanctions",
+    "POST /api/mod/sanctions/{sanction_id}/lift",
+    "POST /api/mod/tables/{table_id}/close",
+    "POST /api/mod/roles",
 }
 """What a guest cannot do (registering is what makes a guest an account)."""
 
@@ -380,6 +398,45 @@ def friends_and_tournaments(page: Any, server: ServerProcess, name: str) -> None
     page.wait_for_selector("#tour-join")
 
 
+def moderation(page: Any, server: ServerProcess, name: str) -> None:
+    """What an account sends about moderation: a report from the table (the flag on
+    a seat), then, made an admin, everything the moderators' page sends: settle the
+    report, mute and lift, close a table, make a moderator."""
+    with httpx.Client(base_url=server.base, timeout=30) as client:
+        other = Other(client, name + "Rude")
+        seats = [{"kind": "human"}, {"kind": "human"}]
+        table = other.call("/api/tables", {"name": other.name, "config": {"seats": seats}})
+    tid = table["table_id"]
+    page.goto(server.base + f"/#/t/{tid}")
+    page.click("#join-btn")
+    page.wait_for_selector("#table")
+    page.click('[data-report="seat-0"]')
+    page.fill("#report-reason", "rude")
+    with answer(page, "POST /api/mod/reports"):
+        page.click("#report-send")
+    engine = create_engine(server.database_url)
+    try:
+        set_role_by_name(engine, name, "admin")
+    finally:
+        engine.dispose()
+    page.goto(server.base + "/#/admin")
+    with answer(page, "POST /api/mod/reports/{report_id}/resolve"):
+        page.click("#report-queue li button[type=submit]")  # dismiss, the first action
+    page.fill("#sn-name", other.name)
+    page.fill("#sn-reason", "spam")
+    with answer(page, "POST /api/mod/sanctions"):
+        page.click("#sn-send")
+    with answer(page, "POST /api/mod/sanctions/{sanction_id}/lift"):
+        page.click("#sanction-list button")
+    page.fill("#cl-table", tid)
+    page.fill("#cl-reason", "test")
+    with answer(page, "POST /api/mod/tables/{table_id}/close"):
+        page.click("#cl-send")
+    page.fill("#role-name", other.name)
+    with answer(page, "POST /api/mod/roles"):
+        page.click("#role-send")
+
+
 @pytest.mark.parametrize("who", ["guest", "account"])
 def test_every_state_changing_request_of_every_page(
     browser: Any, server: ServerProcess, tmp_path: Path, who: str
@@ -397,6 +454,7 @@ def test_every_state_changing_request_of_every_page(
         with answer(page, "PUT /api/account/prefs"):
             page.select_option("#deck-select", "four")
         friends_and_tournaments(page, server, name)
+        moderation(page, server, name)
         # log out everywhere (the profile), log in again, log out (the header)
         page.goto(server.base + f"/#/u/{name}")
         page.click("#logout-all-btn")

@@ -503,6 +503,7 @@ def test_no_page_is_wider_than_a_phone_in_any_language(browser: Any, server: Ser
                 ("/#/u/random", "main h1, main h2"),
                 ("/#/tournaments", "main h1, main h2"),
                 ("/#/friends", "main h1, main h2"),
+                ("/#/admin", "main h1"),
                 ("/learn", "#lesson"),
                 (f"/rules/{lang}", "h1"),
                 ("/deal?daily", "main h2"),

@@ -27,7 +27,7 @@ from svoi_kozyri.server.storage.store import Store
 def test_fresh_sqlite_is_migrated_on_first_use(tmp_path: Path) -> None:
     store = Store(f"sqlite:///{tmp_path / 'a.db'}")
     try:
-        assert current_revision(store.engine) == head_revision() == "0012"
+        assert current_revision(store.engine) == head_revision() == "0013"
         with store.engine.connect() as conn:  # the models are exactly the migrated schema
             assert compare_metadata(MigrationContext.configure(conn), metadata) == []
     finally:
@@ -39,10 +39,10 @@ def test_unmigrated_database_is_refused_with_the_command(tmp_path: Path) -> None
     with pytest.raises(UnmigratedDatabaseError, match=r"Run: svoi-kozyri migrate --database "):
         Store(url, migrate=False)
     out = CliRunner().invoke(cli, ["migrate", "--database", url])
-    assert out.exit_code == 0 and "an empty database -> revision 0012" in out.output
+    assert out.exit_code == 0 and "an empty database -> revision 0013" in out.output
     Store(url, migrate=False).close()  # now accepted
     again = CliRunner().invoke(cli, ["migrate", "--database", url])
-    assert again.exit_code == 0 and "revision 0012 -> revision 0012" in again.output
+    assert again.exit_code == 0 and "revision 0013 -> revision 0013" in again.output
 
 
 def test_a_database_from_before_migrations_keeps_its_tables(tmp_path: Path) -> None:

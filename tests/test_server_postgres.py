@@ -48,7 +48,7 @@ def test_serve_refuses_an_unmigrated_postgres_database(postgres_url: str) -> Non
     assert out.exit_code == 1
     assert f"Run: svoi-kozyri migrate --database {fresh}" in out.output
     done = CliRunner().invoke(cli, ["migrate", "--database", fresh])
-    assert done.exit_code == 0 and "-> revision 0012" in done.output
+    assert done.exit_code == 0 and "-> revision 0013" in done.output
     from svoi_kozyri.server.storage.store import Store
 
     Store(fresh, migrate=False).close()  # now accepted

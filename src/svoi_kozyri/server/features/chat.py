@@ -16,6 +16,10 @@ not a forum, and it must never be a way to hurt the game or other players.
 * Two accounts with a block between them (:mod:`~..platform.blocks`, either
   way) never see each other's messages, as if each had muted the other; it is
   not shown as a mute, and only the blocker can lift it (issue 22, item 2).
+* A moderator can remove a message (:mod:`~..platform.moderation`): its row
+  is deleted and the players get ``{"type": "chat", "id": N, "removed": true}``
+  to drop it; a muted or banned account's messages are refused (``muted``,
+  ``banned``).  Each message carries its ``id``, so that a player can report it.
 * The last ``HISTORY`` messages are sent to a player on ``{"type": "chat_history"}``,
   e.g. after a reconnect.
 
@@ -51,6 +55,7 @@ from typing import Any
 from sqlalchemy import delete, func, insert, select
 
 from ..platform.blocks import Blocks
+from ..platform.moderation import chat_refusal
 from ..storage.schema import chat_mutes_t, chat_t, seats_t
 from ..storage.store import _NOTIFY, CHANNEL, Store
 from ..table.live import LiveTable
@@ -133,7 +138,7 @@ def history(store: Store, table_id: str) -> list[ServerChat]:
             .limit(HISTORY)
         ).all()
     return [
-        ServerChat(seat=int(r.seat), name=r.name, text=r.text, at=float(r.at))
+        ServerChat(seat=int(r.seat), name=r.name, text=r.text, at=float(r.at), id=int(r.id))
         for r in reversed(rows)
     ]
 
@@ -174,11 +179,12 @@ def _post(hub: TableService, table_id: str, seat: int, out: ServerChat) -> bool:
         ).scalar()
         if int(recent or 0) >= RATE_COUNT:
             return False
-        db.execute(
+        row = db.execute(
             insert(chat_t).values(
                 table_id=table_id, seat=seat, name=out.name, text=out.text, at=out.at
             )
         )
+        out.id = int(row.inserted_primary_key[0])  # type: ignore[index]  # to report it
         note = hub.peer.note_chat(table_id, out.model_dump())
         if note:  # other processes share the table: tell them in the same transaction
             db.execute(_NOTIFY, {"c": CHANNEL, "p": note})
@@ -230,6 +236,12 @@ async def handle(hub: TableService, live: LiveTable, conn: Conn, msg: ChatMessag
         on = msg.muted and msg.seat != seat
         muted = await asyncio.to_thread(_set_mute, store, table_id, seat, msg.seat, on)
         _send(conn, ServerChatMutes(muted=sorted(muted)))
+        return
+    # a muted or banned account does not chat (platform/moderation.py); read at
+    # every message, so a sanction made at another process holds at once
+    refusal = await asyncio.to_thread(chat_refusal, store.engine, table_id, seat)
+    if refusal is not None:
+        _send(conn, _error(*refusal))
         return
     text = clean(msg.text)
     if not text:

@@ -46,6 +46,7 @@ import secrets
 import threading
 import time
 from collections import OrderedDict, deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -438,6 +439,9 @@ class AccountService:
         self._reserved_keys = {k for r in self.reserved for k in skeletons(r)}
         self.names = NameRegistry(engine)
         self._touched: dict[int, float] = {}
+        self.login_checks: list[Callable[[User], None]] = []
+        """Called with the account after a correct password; one raises to refuse
+        the log-in (a banned account: :mod:`.moderation`)."""
 
     def _is_reserved(self, name: str) -> bool:
         return any(k in self._reserved_keys for k in skeletons(name))
@@ -543,6 +547,8 @@ class AccountService:
             self.throttle.failed(ip, key)
             raise AccountError("bad_login", "wrong user name or password", 401)
         self.throttle.succeeded(ip, key)
+        for check in self.login_checks:
+            check(_row_user(row))
         if self.hasher.check_needs_rehash(stored):
             with self.engine.begin() as conn:
                 conn.execute(

@@ -63,6 +63,7 @@ from ..wire.auth import hash_token, new_token
 from ..wire.schemas import SeatConfig, TableConfig
 from .accounts import AccountError, User
 from .blocks import Blocks
+from .moderation import refuse_muted
 from .players import Players
 from .services import LoopService
 
@@ -625,6 +626,7 @@ def friends_router(players: Players, service: FriendService) -> APIRouter:
     async def challenge(req: ChallengeRequest, request: Request) -> ChallengeMade:
         """Challenge an account; the challenger's secret is in this answer only."""
         me = account(request, "challenge")
+        await asyncio.to_thread(refuse_muted, players.store.engine, me.id)  # moderation.py
         return await asyncio.to_thread(service.challenge, me, req)
 
     @r.post("/api/challenges/{cid}/accept")

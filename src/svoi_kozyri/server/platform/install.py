@@ -15,6 +15,7 @@ from ..table.service import TableService
 from .accounts import AccountSettings, CsrfMiddleware
 from .friends import install_friends
 from .lobby_live import lobby_router
+from .moderation import install_moderation
 from .pairing import install_pairing
 from .players import Players, account_router
 from .prefs import prefs_router
@@ -43,6 +44,9 @@ def install_players(
     app.include_router(lobby_router(players))
     app.include_router(install_friends(players))
     app.include_router(prefs_router(players))
+    moderation, moderation_routes = install_moderation(players)
+    app.state.moderation = moderation
+    app.include_router(moderation_routes)
     pairing, pairing_routes = install_pairing(players, players.blocks)
     app.state.pairing = pairing
     app.include_router(pairing_routes)

@@ -393,3 +393,63 @@ account_prefs_t = Table(
 )
 """The look of the game an account chose (platform/prefs.py): one column per
 preference, so two devices changing different ones never overwrite each other."""
+
+
+# Moderation (revision 0013, issue 26 item 5).
+roles_t = Table(
+    "sk_roles",
+    metadata,
+    Column("user_id", Integer, ForeignKey("sk_users.id"), primary_key=True),
+    Column("role", String(12), nullable=False),  # admin, moderator
+    Column("granted", Float, nullable=False),
+    Column("granted_by", Integer, nullable=True),  # NULL: the operator's command line
+)
+"""Who may moderate (platform/moderation.py); an account without a row has no role."""
+
+sanctions_t = Table(
+    "sk_sanctions",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("user_id", Integer, ForeignKey("sk_users.id"), nullable=False, index=True),
+    Column("kind", String(8), nullable=False),  # ban, mute
+    Column("reason", String(300), nullable=False),
+    Column("created", Float, nullable=False),
+    Column("expires", Float, nullable=True),  # NULL: until lifted
+    Column("by_id", Integer, nullable=True),  # NULL: the operator's command line
+    Column("lifted", Float, nullable=True),
+    Column("lifted_by", Integer, nullable=True),
+)
+"""Bans and mutes: in force while not lifted and not expired (every process reads them)."""
+
+reports_t = Table(
+    "sk_reports",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("reporter_id", Integer, ForeignKey("sk_users.id"), nullable=False),
+    Column("target_id", Integer, nullable=True),  # NULL: a guest at the table
+    Column("target_name", String(64), nullable=False),
+    Column("table_id", String(32), nullable=False),
+    Column("seat", Integer, nullable=False),
+    Column("chat_id", Integer, nullable=True),  # the reported chat line, if any
+    Column("chat_text", Text, nullable=True),  # its text when reported (it may be removed)
+    Column("reason", String(300), nullable=False),
+    Column("state", String(10), nullable=False, index=True),  # open, resolved
+    Column("created", Float, nullable=False),
+    Column("resolved", Float, nullable=True),
+    Column("resolver_id", Integer, nullable=True),
+    Column("resolution", String(16), nullable=True),
+)
+"""Players' reports of a player or a chat line, and how a moderator settled each."""
+
+audit_t = Table(
+    "sk_audit",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("actor_id", Integer, nullable=True),  # NULL: the operator's command line
+    Column("actor_name", String(64), nullable=False),
+    Column("action", String(24), nullable=False),
+    Column("target", String(80), nullable=False),
+    Column("details", String(400), nullable=False),
+    Column("at", Float, nullable=False, index=True),
+)
+"""Every moderator action, append-only (never a secret, token or card in it)."""

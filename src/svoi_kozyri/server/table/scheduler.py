@@ -94,7 +94,7 @@ class Scheduler:
         ``standin``, ``timer``, ``pause``), or (None, None) when waiting for a player."""
         game = live.game
         now = time.monotonic()
-        if game.session.over:
+        if game.status == "finished":  # over, or closed by a moderator
             return None, None
         if game.state is None and game.needs_deal():
             return 0.0, "deal"  # the first deal, once everyone is seated: one event

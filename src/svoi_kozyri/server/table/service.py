@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from ..storage.store import Store
 from ..wire.schemas import CreateTableRequest, JoinRequest, SeatGrant, TableConfig
@@ -107,6 +107,11 @@ class TableService(Protocol):
         """Create a table whose human seats (in order) go to ``holders``; its id.
         No rate limit is spent: the caller limits what led to it (a seek, a
         challenge, a tournament round)."""
+        ...
+
+    def deliver_chat(self, live: LiveTable, message: dict[str, Any]) -> None:
+        """Pass a chat message (or a moderator's removal of one) to this
+        process's players at the table."""
         ...
 
     @property

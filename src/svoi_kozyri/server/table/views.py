@@ -148,6 +148,7 @@ def table_view(
         table_id=table.table_id,
         title=table.config.title,
         status=table.status,  # type: ignore[arg-type]
+        closed=table.closed,
         version=table.version,
         viewer=viewer,
         rules=table.rules_dict,

@@ -326,6 +326,7 @@ class TableView(BaseModel):
     table_id: str
     title: str
     status: Literal["waiting", "playing", "between_hands", "finished"]
+    closed: bool = Field(default=False, description="a moderator closed the table (finished)")
     version: int = Field(description="number of stored events; increases with every change")
     viewer: int | None = Field(description="the viewer's seat, null for a spectator")
     rules: dict[str, Any]
@@ -486,6 +487,10 @@ class ServerChat(BaseModel):
     name: str
     text: str
     at: float
+    id: int | None = Field(default=None, description="the message's id (to report it)")
+    removed: bool = Field(
+        default=False, description="a moderator removed message ``id``: drop it (text empty)"
+    )
 
 
 class ServerChatHistory(BaseModel):

@@ -12,6 +12,7 @@ import { initI18n, language, onLanguage, t } from "./i18n.js";
 import { Lobby, NameField, useAccount } from "./lobby.js";
 import { Profile } from "./profile.js";
 import { Friends } from "./friends.js";
+import { Admin, ModLink } from "./admin.js";
 import { Tournaments } from "./tournament.js";
 import { paceMs } from "./motion.js";
 import { store } from "./store.js";
@@ -238,10 +239,11 @@ function App() {
   else if ((m = hash.match(/^#\/u\/([A-Za-z0-9_%-]{1,64})$/))) page = html`<${Profile} key=${hash} name=${decodeURIComponent(m[1])} />`;
   else if ((m = hash.match(/^#\/tournaments(?:\/([a-z0-9]{1,24}))?$/))) page = html`<${Tournaments} key=${hash} id=${m[1] || null} />`;
   else if (hash === "#/friends") page = html`<${Friends} key=${hash} />`;
+  else if (hash === "#/admin") page = html`<${Admin} key=${hash} />`;
   else page = html`<${Lobby} />`;
   const atTable = /^#\/[tr]\//.test(hash);
   const current = atTable ? undefined : hash.startsWith("#/tournaments") ? "nav-tournaments" : hash === "#/friends" ? "nav-friends" : "back-to-lobby";
-  return html`<${Header} inApp=${true} atTable=${atTable} current=${current} /><main id="app">${page}</main>`;
+  return html`<${Header} inApp=${true} atTable=${atTable} current=${current} /><main id="app">${atTable ? null : html`<${ModLink} />`}${page}</main>`;
 }
 
 initI18n().then(() => {

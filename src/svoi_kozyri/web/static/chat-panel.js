@@ -10,6 +10,7 @@
 // the unread ones.  Spectators get no panel (the server refuses them too).
 import { html, useEffect, useLayoutEffect, useRef, useState } from "./html.js";
 import { t } from "./i18n.js";
+import { ReportButton } from "./report.js";
 
 /** @typedef {import("./wire.js").ChatLine} ChatLine */
 /** @typedef {import("./wire.js").ClientMessage} ClientMessage */
@@ -63,9 +64,10 @@ export function chatChannel(send) {
 
 /**
  * @param {{chat: ChatChannel, seats: ChatSeat[], viewer: number | null, connected?: boolean,
- *   onNew?: (m: ChatLine) => void, focus?: boolean}} props
+ *   onNew?: (m: ChatLine) => void, focus?: boolean, tableId?: string}} props
+ * `tableId`: offer a report button on the others' lines (moderation, report.js).
  */
-export function ChatPanel({ chat, seats, viewer, connected = true, onNew = () => {}, focus = false }) {
+export function ChatPanel({ chat, seats, viewer, connected = true, onNew = () => {}, focus = false, tableId = "" }) {
   const [lines, setLines] = useState(/** @type {ChatLine[]} */ ([]));
   const [muted, setMuted] = useState(/** @type {number[]} */ ([]));
   const [status, setStatus] = useState("");
@@ -78,6 +80,10 @@ export function ChatPanel({ chat, seats, viewer, connected = true, onNew = () =>
     () =>
       chat.subscribe({
         chat: (m) => {
+          if (m.removed) {
+            setLines((old) => old.filter((l) => l.id !== m.id)); // a moderator removed it
+            return;
+          }
           setLines((old) => [...old, m].slice(-KEEP));
           onNewRef.current(m);
         },
@@ -110,7 +116,7 @@ export function ChatPanel({ chat, seats, viewer, connected = true, onNew = () =>
   return html`<section class="pk-panel pk-chat" id="chat" aria-label=${t("chat.title")}>
     <h2>${t("chat.title")}</h2>
     <ol class="pk-chat-list" ref=${list} aria-live="polite" aria-label=${t("chat.messages")} data-empty=${t("chat.none")}>
-      ${lines.map((m) => html`<li class="pk-chat-msg"><strong>${`${m.name}: `}</strong>${m.text}</li>`)}
+      ${lines.map((m) => html`<li class="pk-chat-msg"><strong>${`${m.name}: `}</strong>${m.text}${tableId && m.id && m.seat !== viewer ? html` <${ReportButton} tableId=${tableId} name=${m.name} chatId=${m.id} />` : null}</li>`)}
     </ol>
     <form class="pk-row" onSubmit=${submit}>
       <input id="chat-input" ref=${input} maxlength=${MAX_CHARS} autocomplete="off" aria-label=${t("chat.placeholder")} placeholder=${t("chat.placeholder")}

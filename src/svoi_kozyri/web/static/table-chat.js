@@ -50,6 +50,6 @@ export function TableChat({ view, conn, chat }) {
     </button>
     <div class="chat-drawer" id="chat-drawer" hidden=${!open} onKeyDown=${onKey}>
       <button type="button" class="small-btn chat-close" id="chat-close" aria-label=${t("chat.close")} title=${t("chat.close")} onClick=${toggle}><span aria-hidden="true">×</span></button>
-      <div class="chat-box" ref=${box}><${ChatPanel} chat=${chat} seats=${seats} viewer=${viewer} connected=${conn === "connected"} onNew=${onNew} /></div>
+      <div class="chat-box" ref=${box}><${ChatPanel} chat=${chat} seats=${seats} viewer=${viewer} tableId=${view.table_id} connected=${conn === "connected"} onNew=${onNew} /></div>
     </div>`;
 }

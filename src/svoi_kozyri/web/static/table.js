@@ -30,6 +30,7 @@ import { fly, sound, sweep } from "./motion.js";
 import { callBackToTurn } from "./pwa.js";
 import { store } from "./store.js";
 import { TableChat } from "./table-chat.js";
+import { ReportButton } from "./report.js";
 // cards in the chosen deck and corner letters (В Д К Т in Russian by default)
 import { cardSrc } from "./theme.js";
 
@@ -79,6 +80,7 @@ function Seat({ view, seat, place, clock }) {
     <div class="seat-head">
       <span class="letter" aria-hidden="true">${s.letter}</span>
       <span class="seat-name">${s.kind === "bot" ? t("table.botSeat", { letter: s.letter }) : s.taken ? s.name : t("table.freeSeat")}</span>
+      ${s.kind === "human" && s.taken && seat !== view.viewer && view.status !== "finished" ? html`<${ReportButton} tableId=${view.table_id} name=${s.name} seat=${seat} />` : null}
       <${Suits} suits=${s.suits} />
       ${acting && clock}
     </div>
@@ -393,6 +395,9 @@ function BackToTournament({ tournament }) {
 function Banner({ view, tableId, readOnly, token }) {
   const s = view.session;
   const hand = view.hand;
+  if (view.closed)
+    return html`<div class="banner over" id="table-closed" role="status"><strong>${t("mod.tableClosed")}</strong>
+      <div class="row"><a class="button" href="#/">${t("table.lobby")}</a></div></div>`;
   const nm = names(view);
   const order = hand ? outOrder(hand, view.seats.length) : null;
   const orderList = order

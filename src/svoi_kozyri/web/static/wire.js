@@ -82,6 +82,7 @@
  * @property {string} table_id
  * @property {string} title
  * @property {"waiting" | "playing" | "between_hands" | "finished"} status
+ * @property {boolean} [closed] a moderator closed the table (it is finished)
  * @property {number} version
  * @property {number | null} viewer
  * @property {Record<string, unknown>} rules
@@ -112,7 +113,8 @@
  */
 
 /** A message of the table chat.
- * @typedef {{seat: number, name: string, text: string, at: number}} ChatLine */
+ * `id` names the line (to report it); `removed`: a moderator removed line `id`.
+ * @typedef {{seat: number, name: string, text: string, at: number, id?: number | null, removed?: boolean}} ChatLine */
 
 /** @typedef {{type: "welcome", table_id: string, seat: number | null, name: string | null}} ServerWelcome */
 /** @typedef {{type: "state", view: TableView}} ServerState */
