@@ -31,6 +31,11 @@ carry each process's spectator count, so every process's lobby counts them all.
 Table chat travels on the same channel (``"k": "chat"``): the writer's process
 stores the message and notifies in one transaction, the others pass it on to
 their own players (:func:`.chat.deliver`).
+
+A process that is told to stop (SIGTERM, :mod:`..runtime.drain`) *drains*
+(:meth:`Cluster.drain`): it takes and renews no lease any more, gives back its
+leases, presence and heartbeat, and says so (``"k": "bye"``), so the others take
+its tables at once instead of when the leases would have run out.
 """
 
 from __future__ import annotations
@@ -102,6 +107,11 @@ class Cluster:
         """Tables announced by another process that are being loaded here (off the
         loop), with the notifications about them heard meanwhile, replayed in
         order once the table is in memory (none is lost)."""
+        self.draining = False
+        # held by every write of this process's presence, leases and heartbeat, so
+        # that drain() gives them back after the last write under way, never before
+        self._io = asyncio.Lock()
+        """Stopping: no lease is taken or renewed here any more (:meth:`drain`)."""
 
     def bind(self, host: TableHost) -> None:
         """The tables this peer shares (the hub, at its construction)."""
@@ -135,6 +145,36 @@ class Cluster:
                 await t
         with contextlib.suppress(Exception):
             self.store.release_leases(self.owner)
+
+    async def drain(self) -> None:
+        """Hand this process's tables to the others now (it is stopping): take and
+        renew no lease from here on, give back the leases, the presence and the
+        heartbeat, and tell the others (``bye``), who take the tables at once.
+        The listener keeps running, so the sockets still open here (closed by
+        the server a moment later) keep seeing the others' moves."""
+        if self.draining:
+            return
+        self.draining = True
+        self._takes.clear()
+        held, now = 0, time.monotonic()
+        for live in self.host.tables.values():
+            if live.lease_until > now:
+                held += 1
+            live.lease_until = 0.0
+            if live.retry is not None:
+                live.retry.cancel()
+                live.retry = None
+        try:
+            async with self._io:  # after a batch or heartbeat under way, never before
+                await asyncio.to_thread(self._leave)
+        except Exception as e:  # the leases then run out by themselves (LEASE_S)
+            log.warning("leases not given back (%s)", e)
+            return
+        log.info("draining: gave back the leases of %d table(s)", held)
+
+    def _leave(self) -> None:
+        self.store.release_leases(self.owner)
+        self.store.notify(self._payload("bye", ""))
 
     def running(self) -> bool:
         """Whether the listener, the heartbeat and lease ticker and the batch
@@ -216,6 +256,8 @@ class Cluster:
         elsewhere was one synchronous lease query per table every five seconds,
         a tenth of the load at 1,000 tables; a dead holder's tables are found by
         the heartbeat tick instead.)"""
+        if self.draining:
+            return False
         now = time.monotonic()
         if live.lease_until - now > 0.5:
             return True
@@ -301,12 +343,15 @@ class Cluster:
             presence, self._dirty = self._dirty, {}
             takes, self._takes = self._takes, {}
             try:
-                if conn is None or conn.closed:
-                    conn = await psycopg.AsyncConnection.connect(self._dsn(), autocommit=True)
-                if presence:
-                    await self._write_presence(conn, presence)
-                if takes:
-                    await self._take_many(conn, takes)
+                async with self._io:
+                    if self.draining:
+                        continue  # given back: a leaving process writes none again
+                    if conn is None or conn.closed:
+                        conn = await psycopg.AsyncConnection.connect(self._dsn(), autocommit=True)
+                    if presence:
+                        await self._write_presence(conn, presence)
+                    if takes:
+                        await self._take_many(conn, takes)
             except asyncio.CancelledError:
                 raise
             except Exception as e:
@@ -424,6 +469,9 @@ class Cluster:
         if msg.get("o") == self.owner:
             return
         kind, table_id = msg.get("k"), str(msg.get("t"))
+        if kind == "bye":
+            self._gone(str(msg.get("o")))
+            return
         loading = self._loading.get(table_id)
         if loading is not None:
             loading.append(payload)  # replayed once the table is loaded
@@ -446,6 +494,22 @@ class Cluster:
             self._set_remote(live, str(msg["o"]), seats)
         elif kind == "chat":
             self.host.deliver_chat(live, dict(msg["m"]))
+
+    def _gone(self, owner: str) -> None:
+        """Another process drained (:meth:`drain`): its players are reconnecting
+        elsewhere, and its tables' leases are free to take now."""
+        self._alive.discard(owner)
+        for live in list(self.host.tables.values()):
+            self._set_spectators(live, owner, 0)
+            if owner in live.remote:
+                self._set_remote(live, owner, frozenset())
+            if live.lease_holder == owner:
+                live.lease_holder = None
+                live.lease_other_until = 0.0
+                if live.retry is not None:
+                    live.retry.cancel()
+                    live.retry = None
+                self.host.schedule(live)
 
     def _behind(self, live: LiveTable, version: int) -> None:
         """Another process committed ``version`` of the table."""
@@ -621,7 +685,10 @@ class Cluster:
                 log.warning("cluster heartbeat failed: %s", e)
 
     async def _tick(self) -> None:
-        alive = self._alive = await self._pool.heartbeat(self.owner, PROCESS_TTL_S)
+        async with self._io:
+            if self.draining:
+                return  # no heartbeat, no lease: the others took this process's tables
+            alive = self._alive = await self._pool.heartbeat(self.owner, PROCESS_TTL_S)
         now = time.monotonic()
         due: list[LiveTable] = []
         for live in list(self.host.tables.values()):

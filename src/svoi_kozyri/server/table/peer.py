@@ -87,6 +87,11 @@ class TablePeer(Protocol):
         """Stop listening and give up what this process held."""
         ...
 
+    async def drain(self) -> None:
+        """The process is stopping: fire no more automatic actions here and hand
+        the tables to the other processes now (server/runtime/drain.py)."""
+        ...
+
     def note_event(self, table_id: str, version: int) -> str:
         """The notification stored with a committed event ("" when nobody listens)."""
         ...
@@ -143,6 +148,9 @@ class LocalPeer:
 
     async def stop(self) -> None:
         """Nothing was held."""
+
+    async def drain(self) -> None:
+        """Nobody to hand the tables to: the hub stops their timers itself."""
 
     def note_event(self, table_id: str, version: int) -> str:
         """No notification: nobody listens."""

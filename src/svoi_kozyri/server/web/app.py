@@ -29,7 +29,7 @@ from ..features import analysis_api, deals, learn, session_end
 from ..platform import prefs
 from ..platform.accounts import AccountSettings
 from ..platform.install import install_players
-from ..runtime import gcpolicy, loopwatch
+from ..runtime import drain, gcpolicy, loopwatch
 from ..storage.store import Store
 from ..table.scheduler import IDLE_PAUSE_S, UNATTENDED_DELAY_S
 from .errors import install_errors
@@ -144,9 +144,11 @@ def create_app(
         collector = gcpolicy.from_env()  # the collector's long pauses, see gcpolicy.py
         if collector is not None:
             collector.start()
+        undrain = drain.on_terminate(hub.drain)  # SIGTERM: tables handed over first
         try:
             yield
         finally:
+            undrain()
             await observability.stop()
             if collector is not None:
                 await collector.stop()
@@ -167,6 +169,7 @@ def create_app(
     )
     app.state.hub = hub
     players = install_players(app, hub, store, accounts, tournaments)
+    hub.seat_gate = app.state.moderation.seat_refusal  # a banned account's seat does not act
     app.add_middleware(BodyLimitMiddleware, limits=body_limits())
     app.add_middleware(SecurityHeadersMiddleware, origins=list(public_origins))
     # outermost: every other part sees the client's address as configured

@@ -22,7 +22,7 @@ import contextlib
 import logging
 import random
 import time
-from collections.abc import Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
 
 from fastapi import WebSocket, WebSocketDisconnect
@@ -42,6 +42,8 @@ from ..wire.auth import LinkSigner, hash_token, new_token, seat_of_token
 from ..wire.schemas import (
     ChatMessage,
     ClientHello,
+    ClientHint,
+    ClientMove,
     CreateTableRequest,
     JoinRequest,
     LobbyEntry,
@@ -49,7 +51,14 @@ from ..wire.schemas import (
     ServerWelcome,
     TableConfig,
 )
-from ..wire.transport import CLOSE_POLICY, Conn, FatalMessage, error_text, parse_client_message
+from ..wire.transport import (
+    CLOSE_POLICY,
+    CLOSE_RESTART,
+    Conn,
+    FatalMessage,
+    error_text,
+    parse_client_message,
+)
 from ..wire.transport import receive_text as _receive_text
 
 __all__ = ["CHEAP_BOTS", "Hub", "bot_names", "default_bot"]
@@ -63,6 +72,8 @@ RATE_STRIKES = 20
 """Messages over the rate limit after which a socket is closed."""
 CHAT_QUEUE = 8
 """Chat messages of one socket waiting for the database; more are refused."""
+COMMIT_WAIT_S = 5.0
+"""At the stop, the longest wait for the events being stored to be committed."""
 
 
 class Hub:
@@ -88,6 +99,8 @@ class Hub:
         self.peer: TablePeer = peer if peer is not None else peer_for(store, appender)
         """Sharing the tables with other processes (PostgreSQL), or nobody."""
         self.peer.bind(self)
+        self.draining = False
+        """Stopping (SIGTERM): no new socket, move or automatic action (:meth:`drain`)."""
         self.scheduler = Scheduler(
             self.runner,
             idle_pause_s=idle_pause_s,
@@ -102,6 +115,10 @@ class Hub:
         """Creations and joins, per purpose, in the database (every process shares it)."""
         self.message_limit = RateLimiter(self.limits.message_burst, self.limits.message_rate)
         self.signer = LinkSigner(store.server_secret())
+        self.seat_gate: Callable[[str, int], tuple[str, str] | None] | None = None
+        """Whether a seat may not act, as ``(code, message)``: the app sets it to
+        the moderation's check (a banned account's seat), read in a thread before
+        each move or hint, so a ban made at another process holds at once."""
 
     @property
     def engines(self) -> EnginePool:
@@ -140,12 +157,40 @@ class Hub:
         log.info("resumed %d table(s)", len(self.tables))
 
     async def stop(self) -> None:
-        """Cancel timers and stop the bot workers (sockets are closed by the server)."""
+        """Cancel timers, let the commits under way finish (bounded), then stop
+        sharing the tables and stop the bot workers (sockets are closed by the
+        server)."""
         for live in self.tables.values():
             self.scheduler.cancel(live)
+        await self._settle(COMMIT_WAIT_S)
         await self.peer.stop()
         await self.master.aclose()
         self.runner.stop()
+
+    async def drain(self) -> None:
+        """This process was told to stop (SIGTERM, :mod:`..runtime.drain`): new
+        sockets are refused and a socket that sends a move is closed, both with
+        :data:`~.transport.CLOSE_RESTART` (the client reconnects, to another
+        process, and makes its move there); no automatic action starts here any
+        more; the moves being stored are committed; then the peer hands the tables
+        to the other processes.  Only then does the server stop accepting and close
+        the open sockets with the same code, so their players find every move
+        they made stored, announced and the tables free at the process they reach
+        next (a move resent there before it was heard of would be refused as stale)."""
+        if self.draining:
+            return
+        self.draining = True
+        for live in self.tables.values():
+            self.scheduler.cancel(live)
+        await self._settle(COMMIT_WAIT_S / 2)
+        await self.peer.drain()
+
+    async def _settle(self, timeout: float) -> None:
+        """Wait until the events being stored are committed (at most ``timeout``)."""
+        busy = [live.settled() for live in self.tables.values() if live.pending]
+        if busy:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.gather(*busy), timeout)
 
     def get(self, table_id: str, *, fresh: bool = True) -> LiveTable | None:
         """A live table, loading a finished one from the store on demand.  With
@@ -366,6 +411,9 @@ class Hub:
         closes the socket with :data:`~.transport.CLOSE_POLICY` after an error
         message, and an unexpected failure closes it with 1011 and one log line.
         """
+        if self.draining:  # accepted before the listener closed: go elsewhere
+            await ws.close(code=CLOSE_RESTART)
+            return
         greeted = await self._greet(ws, table_id)
         if greeted is None:
             return
@@ -475,6 +523,11 @@ class Hub:
                     chats.put_nowait(msg)
                 except asyncio.QueueFull:
                     conn.send(error_text("rate_limited", "too many messages; slow down"))
+            elif self.draining:  # stopping: the move is made at the next process
+                conn.close(CLOSE_RESTART)
+                return
+            elif isinstance(msg, ClientMove | ClientHint) and await self._gated(conn, table_id):
+                continue
             else:
                 live = self.tables.get(table_id, live)
                 if live.stale:
@@ -482,6 +535,18 @@ class Hub:
                     # the move is checked against the newest version
                     await asyncio.shield(self.peer.catch_up(live))
                 await self.master.handle(live, conn, msg)
+
+    async def _gated(self, conn: Conn, table_id: str) -> bool:
+        """Refuse a seat's move or hint when :attr:`seat_gate` says so (sent an
+        error); pings are never asked about (no query for a keep-alive)."""
+        gate = self.seat_gate
+        if gate is None or conn.seat is None:
+            return False
+        refusal = await asyncio.to_thread(gate, table_id, conn.seat)
+        if refusal is None:
+            return False
+        conn.send(error_text(*refusal))
+        return True
 
     async def _chat(
         self, table_id: str, live: LiveTable, conn: Conn, chats: asyncio.Queue[ChatMessage]

@@ -19,13 +19,18 @@ from uvicorn.config import LOG_LEVELS
 
 from ..edge.guard import Limits, check_origin, install_log_redaction, parse_proxies
 from ..platform.tournaments import parse_schedule
-from ..runtime import logs, metrics
+from ..runtime import drain, logs, metrics
 from ..storage.store import Store
 from ..table.scheduler import IDLE_PAUSE_S, UNATTENDED_DELAY_S
 from .app import ENV_PREFIX, create_app
 
 WS_MAX_SIZE = 64 * 1024
 """Largest WebSocket frame uvicorn accepts (messages themselves are limited to 2 KB)."""
+WORKER_READY_S = 30
+"""How long a new worker may take to start (imports, the database, loading the
+tables) before the supervisor gives up on it; a rolling restart (SIGHUP) waits
+for each new worker this long.  uvicorn's default, 5 s, aborted rolling
+restarts on a busy machine (bench/hosts.py, 8 tables on 2 cores)."""
 
 
 class WorkersNeedPostgresError(ValueError):
@@ -99,6 +104,7 @@ def run_server(
             ws_per_message_deflate=False,  # compression cost more CPU than anything else
             ws_ping_interval=ws_ping_interval,
             ws_ping_timeout=ws_ping_interval,
+            timeout_graceful_shutdown=drain.DRAIN_S,
         )
         return
     if make_url(database_url).get_backend_name() != "postgresql":
@@ -127,6 +133,7 @@ def run_server(
             factory=True,
             proxy_headers=False,
             workers=workers,
+            timeout_worker_healthcheck=WORKER_READY_S,
             host=host,
             port=port,
             log_level=log_level,
@@ -134,5 +141,6 @@ def run_server(
             ws_per_message_deflate=False,
             ws_ping_interval=ws_ping_interval,
             ws_ping_timeout=ws_ping_interval,
+            timeout_graceful_shutdown=drain.DRAIN_S,
             **log_options,
         )

@@ -43,6 +43,10 @@ CLOSE_POLICY = 1008
 """Close code for a client that broke the message limits (size, depth, rate)."""
 CLOSE_OVERLOADED = 1013
 """Close code for a client that stopped reading its messages."""
+CLOSE_RESTART = 1012
+"""Close code of a process that is stopping ("service restart", as uvicorn closes
+its sockets at the stop): the client reconnects at once, quietly, and reaches
+another process (server/runtime/drain.py)."""
 SEND_STALL_S = 30.0
 """Seconds one send may wait for a client that does not read, then it is closed."""
 ENV_SEND_STALL = "SVOI_KOZYRI_SEND_STALL_S"

@@ -143,8 +143,27 @@ export function dispatch(handlers, msg) {
  * @property {(status: "connected" | "reconnecting" | "refused") => void} [onStatus]
  */
 
+/** Close codes of a server process that is stopping (1012 service restart,
+ * 1001 going away): the socket is handed to another process, so the client
+ * reconnects at once and says nothing unless that takes long (docs/deploy.md). */
+export const QUIET_CLOSE = new Set([1001, 1012]);
+/** How long a quiet reconnection may take before the page says "reconnecting". */
+export const QUIET_MS = 2000;
+
+/** Milliseconds before reconnection attempt number `retry` (0 first) after a close
+ * with `code`: at once (spread over a quarter second, so a stopping process's
+ * players do not all arrive in the same instant) after a quiet close, else an
+ * exponential backoff from half a second to five, with jitter; `random` in [0, 1).
+ * @param {number} code @param {number} retry @param {number} random */
+export function reconnectDelay(code, retry, random) {
+  if (QUIET_CLOSE.has(code) && retry === 0) return Math.round(250 * random);
+  return Math.round(Math.min(5000, 500 * 2 ** retry) * (0.75 + 0.25 * random));
+}
+
 // A table connection that reconnects by itself: the seat belongs to the token,
-// not to the socket, so a new socket with the same token gets the same seat.
+// not to the socket, so a new socket with the same token gets the same seat; the
+// server sends the whole table at its current version after the hello, whichever
+// process it reaches, so nothing has to be resent.
 export class TableSocket {
   /**
    * @param {string} tableId
@@ -159,6 +178,8 @@ export class TableSocket {
     this.retry = 0;
     /** @type {WebSocket | null} */
     this.ws = null;
+    /** @type {ReturnType<typeof setTimeout> | undefined} */
+    this.quiet = undefined;
     this.open();
   }
 
@@ -168,6 +189,7 @@ export class TableSocket {
     this.ws = ws;
     ws.onopen = () => {
       this.retry = 0;
+      clearTimeout(this.quiet);
       ws.send(JSON.stringify({ type: "hello", token: this.token || null }));
       this.handlers.onStatus?.("connected");
     };
@@ -180,8 +202,13 @@ export class TableSocket {
         this.handlers.onStatus?.("refused");
         return;
       }
-      this.handlers.onStatus?.("reconnecting");
-      const wait = Math.min(5000, 500 * 2 ** this.retry++);
+      clearTimeout(this.quiet);
+      if (QUIET_CLOSE.has(ev.code) && this.retry === 0) {
+        this.quiet = setTimeout(() => !this.closed && this.handlers.onStatus?.("reconnecting"), QUIET_MS);
+      } else {
+        this.handlers.onStatus?.("reconnecting");
+      }
+      const wait = reconnectDelay(ev.code, this.retry++, Math.random());
       setTimeout(() => !this.closed && this.open(), wait);
     };
   }
@@ -197,6 +224,7 @@ export class TableSocket {
 
   close() {
     this.closed = true;
+    clearTimeout(this.quiet);
     this.ws?.close();
   }
 }
