@@ -92,7 +92,7 @@ def truth(
             hand += 1
         elif hand == number and isinstance(ev, MoveEvent):
             assert copy.state is not None
-            steps.append((ev["seat"], Move.parse(ev["move"]), copy.state.copy()))
+            steps.append((ev.seat, Move.parse(ev.move), copy.state.copy()))
         copy.apply(ev)
     assert copy.state is not None
     return steps, copy.state
@@ -107,7 +107,7 @@ def bot_hand(n: int, seed: int) -> tuple[list[analysis_api.Step], State]:
     rng = random.Random(seed)
     turns: list[tuple[int, Move]] = []
     while not st.is_over:
-        seat = st.to_act_seat
+        seat = st.to_act
         move = greedy_move(st, rng)
         turns.append((seat, move))
         st.push(move, seat)
@@ -142,11 +142,12 @@ def knew_at_end(
 ) -> int | None:
     """The hand of step ``i``'s actor before it, as ``viewer`` knew it at the end
     of the hand (None when they did not): their own hand; a hand whose every card
-    was publicly known then; or, when the actor's hand at the end is publicly
-    known (empty for a player who went out), the hand before step ``i`` rebuilt
-    backwards from the end through the public turns (cards played come back,
-    cards picked up go).  Rebuilt here from the public log, not by the module,
-    and checked against the truth."""
+    was publicly known then; a hand the viewer could name by elimination then
+    (the only hand holding cards the viewer could not see); or, when the actor's
+    hand at the end is publicly known (empty for a player who went out), the hand
+    before step ``i`` rebuilt backwards from the end through the public turns
+    (cards played come back, cards picked up go).  Rebuilt here from the public
+    log, not by the module, and checked against the truth."""
     seat, _move, before = steps[i]
     if seat == viewer:
         return before.hand(seat)
@@ -154,6 +155,17 @@ def knew_at_end(
     seen = now.hands[seat] | now.known[seat]
     if seen.bit_count() == now.hand_sizes[seat]:
         return seen
+    # by elimination: the actor was the only seat holding cards the viewer could not
+    # see, so every card not seen anywhere (pile, discard, hands) was in its hand
+    short = [
+        k for k in range(final.n) if (now.hands[k] | now.known[k]).bit_count() < now.hand_sizes[k]
+    ]
+    if short == [seat]:
+        unseen = before.origin.cards & ~before.discard & ~mask_of(before.pile_cards())
+        for k in range(final.n):
+            unseen &= ~(now.hands[k] | now.known[k])
+        assert seen | unseen == before.hand(seat), "elimination names the hand"
+        return seen | unseen
     end = observe(final, viewer)
     hand = end.hands[seat] | end.known[seat]
     if hand.bit_count() != end.hand_sizes[seat]:

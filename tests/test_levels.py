@@ -6,7 +6,7 @@ from svoi_kozyri.arena import run_arena
 from svoi_kozyri.bots.basic import GreedyAgent
 from svoi_kozyri.bots.catalogue import make_agent
 from svoi_kozyri.bots.heuristic import HeuristicAgent
-from svoi_kozyri.bots.levels import LEVELS
+from svoi_kozyri.bots.levels import LEVELS, ExpertAgent
 from svoi_kozyri.bots.search.ismcts import ISMCTSAgent
 from svoi_kozyri.bots.search.pimc import PIMCAgent
 from svoi_kozyri.core import Game, Rules, observe
@@ -18,20 +18,21 @@ def test_levels_build_their_documented_bots() -> None:
     hard = make_agent("hard")
     assert isinstance(hard, PIMCAgent) and hard.iterations == 150
     expert = make_agent("expert")
-    assert isinstance(expert, ISMCTSAgent) and expert.ms == 900
+    assert isinstance(expert, ExpertAgent) and expert.search.ms == 900
     assert set(LEVELS) == {"easy", "medium", "hard", "expert"}
 
 
 def test_level_budget_override() -> None:
     e = make_agent("expert:iterations=40", seed=1)
-    assert isinstance(e, ISMCTSAgent) and e.iterations == 40 and e.ms is None
+    assert isinstance(e, ExpertAgent)
+    assert isinstance(e.search, ISMCTSAgent) and e.search.iterations == 40 and e.search.ms is None
     h = make_agent("hard:ms=50")
     assert isinstance(h, PIMCAgent) and h.ms == 50
 
 
 def test_levels_choose_legal_moves() -> None:
     state = Game(Rules(num_players=4)).new_hand(2, 8)
-    obs = observe(state, state.to_act_seat)
+    obs = observe(state, state.to_act)
     for spec in ("easy", "medium", "hard:iterations=30", "expert:iterations=30"):
         assert make_agent(spec, seed=0).choose(obs) in obs.legal_moves()
 

@@ -5,11 +5,15 @@ him, how good each legal move is, and after a hand, where it went wrong.  Both
 must use only what that player could see (an :class:`Observation`), never the
 other hands; a hint that peeked would be cheating.
 
-* In an open position (only two players hold cards, the viewer one of them)
-  every move gets its **proven** value from the exact solver: win, draw or loss,
-  shown as 1, ½ and 0 on the same scale as the estimates.  A move the solver
-  cannot settle in its share of the budget keeps the bounds it did prove ("at
-  least a draw") and gets an estimate inside them.
+* In an open position (only two players hold cards, the viewer one of them, and
+  the observation is :attr:`~svoi_kozyri.core.Observation.complete`: every card
+  the viewer cannot see is in the other hand; the two-player game from the
+  first card) every move gets its **proven** value from the exact solver: win,
+  draw or loss, shown as 1, ½ and 0 on the same scale as the estimates.  The
+  solver gets :data:`OPEN_SOLVER_SHARE` of the budget there, since sampling has
+  nothing to sample.  A move the solver cannot settle keeps the bounds it did
+  prove ("at least a draw") and gets an estimate inside them, from rollouts of
+  the one deal the viewer knows (:data:`KNOWN_DEAL_SOURCE`).
 * Otherwise every legal move is rated by sampling deals consistent with the
   observation and playing each move out in each sampled deal (PIMC with common
   deals, so moves are compared on the same deals): the heuristic bot plays, and
@@ -43,6 +47,21 @@ ENDGAME_CARDS = 8
 
 #: What produced an estimate, as :func:`format_rating` names it.
 ESTIMATE_SOURCE = f"pimc, heuristic rollouts, solved endgames <= {ENDGAME_CARDS} cards"
+
+#: ... when the observation is complete: nothing is sampled, every rollout plays
+#: the one deal the viewer knows.
+KNOWN_DEAL_SOURCE = (
+    f"heuristic rollouts of the known deal, solved endgames <= {ENDGAME_CARDS} cards"
+)
+
+#: The solver's share of the budget in an open position: the proofs are what the
+#: rating is for there (rollouts of one known deal only estimate what it settles).
+OPEN_SOLVER_SHARE = 0.75
+
+
+def estimate_source(obs: Observation) -> str:
+    """What an estimate for ``obs`` comes from: sampled deals, or the known one."""
+    return KNOWN_DEAL_SOURCE if obs.complete else ESTIMATE_SOURCE
 
 
 @dataclass(frozen=True)
@@ -94,7 +113,7 @@ def analyse_position(
     full = open_state(obs)
     bounds: dict[Move, tuple[int, int]] = {}
     if full is not None:
-        limit = None if budget_ms is None else budget_ms / 2000.0
+        limit = None if budget_ms is None else budget_ms * OPEN_SOLVER_SHARE / 1000.0
         for m, res in solver.move_bounds(full, limit):
             bounds[m] = (res.lo, res.hi)
         if all(lo == hi for lo, hi in bounds.values()):
@@ -108,7 +127,7 @@ def analyse_position(
     for m, v, n in vals:
         lo, hi = bounds.get(m, (-1, 1))
         if n or lo == hi:
-            out.append(_rated(m, Rating.estimate(v, n, ESTIMATE_SOURCE, lo, hi)))
+            out.append(_rated(m, Rating.estimate(v, n, estimate_source(obs), lo, hi)))
     return sorted(out, key=lambda r: -r.score)
 
 
@@ -122,9 +141,11 @@ def rate_move(
     """Rate one legal ``move`` of the viewer (the hint's move) within ``budget_ms``.
 
     In an open position the exact solver settles the position after the move (or
-    proves bounds); otherwise, or if it is not settled, the move is played out
-    over sampled deals as in :func:`analyse_position` (heuristic rollouts, solved
-    endgames), so the rating carries its sample count and interval."""
+    proves bounds) with :data:`OPEN_SOLVER_SHARE` of the budget; otherwise, or if
+    it is not settled, the move is played out over sampled deals (the known deal
+    when the observation is complete) as in :func:`analyse_position` (heuristic
+    rollouts, solved endgames), so the rating carries its sample count and
+    interval."""
     check_observation(obs)
     if move not in obs.legal_moves():
         raise ValueError(f"{move} is not a legal move here")
@@ -142,8 +163,8 @@ def rate_move(
             r = child.outcome
             assert r is not None
             return Rating.exact(0 if r.loser is None else (-1 if r.loser == seat else 1))
-        res = solver.solve(child, budget_ms / 2000.0)
-        lo, hi = (res.lo, res.hi) if child.to_act_seat == seat else (-res.hi, -res.lo)
+        res = solver.solve(child, budget_ms * OPEN_SOLVER_SHARE / 1000.0)
+        lo, hi = (res.lo, res.hi) if child.to_act == seat else (-res.hi, -res.lo)
         if lo == hi:
             return Rating.exact(lo)
     deadline = t0 + budget_ms / 1000.0
@@ -155,7 +176,7 @@ def rate_move(
         s.push_unchecked(move)
         total += rollout(s, rng, pol, solver, ENDGAME_CARDS)[seat]
         n += 1
-    return Rating.estimate(total / n, n, ESTIMATE_SOURCE, lo, hi)
+    return Rating.estimate(total / n, n, estimate_source(obs), lo, hi)
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,18 @@ only to an explicitly omniscient caller.
 :func:`determinize` samples a full state consistent with an observation: every
 card whose holder is publicly known is placed with that holder, the remaining
 hidden cards are spread uniformly over the hidden places with the right sizes.
+
+An observation is **complete** (:attr:`Observation.complete`) when at most one
+seat holds cards the viewer cannot see: every unseen card must then be in that
+one hand, so the observation determines the whole state.  That is the
+two-player game with the whole deck dealt from the first card (each player knows
+the other's hand by elimination), the Besicovitch game, and three- or
+four-player endgames where only one other player still holds hidden cards.
+Such a position is open for its viewer: :func:`determinize` returns its one
+state without drawing from the generator, and the bots, the hints and the
+analysis treat it as a game of perfect information.  Nothing is revealed that
+the viewer could not deduce: the predicate and the reconstruction read the
+observation only.
 """
 
 from __future__ import annotations
@@ -92,6 +104,42 @@ class Observation:
         for i in range(self.game.n):
             m &= ~(self.hands[i] | self.known[i])
         return m
+
+    def hidden_counts(self) -> tuple[int, ...]:
+        """Per seat, how many of its cards the viewer cannot name (its hand size less
+        the cards the viewer holds or knows there)."""
+        return tuple(
+            self.hand_sizes[i] - (self.hands[i] | self.known[i]).bit_count()
+            for i in range(self.game.n)
+        )
+
+    @property
+    def complete(self) -> bool:
+        """True when the observation determines the full state: at most one seat
+        holds cards the viewer cannot see, so every unseen card is in that hand.
+
+        Why by elimination and not only in the Besicovitch game: with two players
+        and the whole deck dealt, each player knows the other's hand exactly, and
+        treating it as hidden made the bots sample one world many times and the
+        analysis call proven positions estimates.  With two or more other seats
+        holding hidden cards it is False: where each unseen card lies is then
+        unknown (a spectator of a two-player hand is such a case)."""
+        counts = self.hidden_counts()
+        holders = [i for i, k in enumerate(counts) if k]
+        return len(holders) <= 1 and sum(counts) == self.unseen().bit_count()
+
+    def full_hands(self) -> tuple[CardSet, ...]:
+        """Every hand of the one state consistent with a :attr:`complete`
+        observation (the unseen cards go to the one seat with hidden cards).
+        Raises :class:`ValueError` for an incomplete observation: its hidden hands
+        are not determined (sample them with :func:`sample_hands`)."""
+        if not self.complete:
+            raise ValueError("the observation does not determine the hidden hands")
+        counts = self.hidden_counts()
+        unseen = self.unseen()
+        return tuple(
+            self.hands[i] | self.known[i] | (unseen if counts[i] else 0) for i in range(self.game.n)
+        )
 
     def beat_options(self) -> CardSet:
         """Cards the viewer may beat the top card with, when responding."""
@@ -191,7 +239,11 @@ def observe(state: State, seat: int | str | None) -> Observation:
 
 def sample_hands(obs: Observation, rng: random.Random) -> list[CardSet]:
     """Full hands consistent with ``obs``: known cards with their holders, the
-    hidden rest dealt uniformly at random to the hidden places."""
+    hidden rest dealt uniformly at random to the hidden places.  A
+    :attr:`~Observation.complete` observation has one consistent deal: it is
+    returned without drawing from ``rng``."""
+    if obs.complete:
+        return list(obs.full_hands())
     n = obs.game.n
     hands = [0] * n
     need = [0] * n
@@ -214,5 +266,6 @@ def sample_hands(obs: Observation, rng: random.Random) -> list[CardSet]:
 
 
 def determinize(obs: Observation, rng: random.Random) -> State:
-    """A full state sampled uniformly among those consistent with ``obs``."""
+    """A full state sampled uniformly among those consistent with ``obs`` (the
+    one such state, with ``rng`` untouched, when ``obs`` is complete)."""
     return obs.to_state(sample_hands(obs, rng))

@@ -17,8 +17,13 @@ end of the hand.**
   seat's hand at the end of the hand is publicly known (empty for a player who
   went out, or nothing but picked-up cards), since every later turn is public
   (the cards played and the cards picked up), so the hand before each turn
-  follows.  Deduction by elimination is not used (the loser's remaining
-  private cards stay private, as in every other view).  Any other turn shows
+  follows; or the viewer's observation before the turn was **complete**
+  (:attr:`~svoi_kozyri.core.Observation.complete`: at most one seat held cards
+  the viewer could not see, so every unseen card was in that hand, as in the
+  two-player game with the whole deck dealt, where each player knows the
+  other's hand from the first card).  No other deduction by elimination is
+  used (the loser's remaining private cards stay private, as in every other
+  view, unless the viewer could name them at the time).  Any other turn shows
   the move and nothing more: no score, no best move, no count of moves.
   ``tests/test_analysis_leaks.py`` checks every field of every step for every
   viewer against this rule.
@@ -67,17 +72,18 @@ from fastapi.responses import HTMLResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from ...bots.analysis import MoveRating, clearly_worse
+from ...bots.rating import Rating
 from ...bots.search.common import Budget, policy
 from ...bots.search.pimc import pimc_values
 from ...bots.search.solver import Solver, open_state
 from ...core import (
+    FREE,
     Move,
     Observation,
     State,
     SvoiKozyriError,
     display_order,
     format_card,
-    FREE,
     mask_of,
     observe,
     seat_name,
@@ -89,13 +95,13 @@ from ..runtime.pools import kill_pool, pool_pids, spawn_pool
 from ..table.game import SeatInfo, TableError, TableGame
 from ..table.views import hand_view
 from ..wire.errors import ApiError
+from ..wire.events import DealEvent, MoveEvent, TableEvent
 
 if TYPE_CHECKING:
     from ..storage.store import Store
 
 DEFAULT_MS = 60.0
 MIN_MS, MAX_MS = 5.0, 500.0
-from ..wire.events import DealEvent, MoveEvent, TableEvent
 TOTAL_MS = 15000.0
 """About this much analysis time for one hand at most (the environment variable
 ``SVOI_KOZYRI_ANALYSIS_MS`` overrides it): the per-turn budget shrinks to fit, and
@@ -108,6 +114,19 @@ SOLVE_CARDS = 12
 """Open positions with at most this many cards in hand go to the exact solver
 (bigger ones would overrun a budget of a few milliseconds); the moves it proves
 keep their proven values, the others are estimated."""
+OPEN_SOLVE_CARDS = 20
+"""... and positions whose observation is complete (the two-player game, where
+the proof is the point of the analysis: issue 23, item 1) up to this many, with
+:data:`OPEN_SOLVER_SHARE` of the turn's time instead of :data:`SOLVER_S`."""
+OPEN_SOLVER_SHARE = 0.75
+"""The solver's share of such a turn's time; the sampling gets the rest only for
+the moves the solver leaves unsettled."""
+OPEN_MS = 1500.0
+"""A turn whose position is open to its actor and small enough for the solver
+gets up to this long (the hand's total still bounds it): the solver is what the
+two-player analysis is for, and a 10-card position with an empty pile can take
+a second.  Such turns are rated after the others, last turn first, so the
+smallest are proven first and fill the solver's tables for the bigger ones."""
 SOLVER_S = 0.01
 """The solver's share of a turn at most: given 30 ms it sometimes ran for seconds
 (one 10-card position with a 25-card pile: 1.8 to 4.6 s), given 10 ms it stopped
@@ -167,8 +186,14 @@ def got_worse(best: MoveRating, played: MoveRating) -> bool:
     return clearly_worse(best, played, THRESHOLD, MIN_SAMPLES)
 
 
+_VALUE_NAMES: Final = {-1: "loss", 0: "draw", 1: "win"}
+
+
 def _rating_json(r: MoveRating) -> dict[str, Any]:
+    """One move's rating; an estimate names the bounds the solver proved for it
+    (``at_least`` / ``at_best``: win, draw or loss; null when not proven)."""
     ci = _interval(r)
+    lo, hi = (-1, 1) if r.proven or r.rating is None else (r.rating.bound_lo, r.rating.bound_hi)
     return {
         "move": str(r.move),
         "score": round(r.score, 4),
@@ -176,6 +201,8 @@ def _rating_json(r: MoveRating) -> dict[str, Any]:
         "samples": r.samples,
         "low": None if ci is None else round(ci[0], 4),
         "high": None if ci is None else round(ci[1], 4),
+        "at_least": _VALUE_NAMES[lo] if lo > -1 else None,
+        "at_best": _VALUE_NAMES[hi] if hi < 1 else None,
     }
 
 
@@ -191,12 +218,17 @@ def rate_position(
     after every round so the budget holds)."""
     t0 = time.perf_counter()
     proven: dict[Move, float] = {}
+    bounds: dict[Move, tuple[int, int]] = {}
     full = open_state(obs)
-    if full is not None and sum(obs.hand_sizes) <= SOLVE_CARDS:
-        values = (solver or Solver(max_table=SOLVER_TABLE, max_graph=SOLVER_GRAPH)).move_values(
-            full, min(ms / 2000.0, SOLVER_S)
-        )
-        proven = {m: (v + 1) / 2 for m, v in values if v is not None}
+    complete = _solver_turn(obs)
+    if full is not None and (complete or sum(obs.hand_sizes) <= SOLVE_CARDS):
+        limit = ms * OPEN_SOLVER_SHARE / 1000.0 if complete else min(ms / 2000.0, SOLVER_S)
+        solver = solver or Solver(max_table=SOLVER_TABLE, max_graph=SOLVER_GRAPH)
+        for m, res in solver.move_bounds(full, limit):
+            if res.lo == res.hi:
+                proven[m] = (res.lo + 1) / 2
+            else:
+                bounds[m] = (res.lo, res.hi)
     moves = obs.legal_moves()
     if proven and all(m in proven for m in moves):
         out = [MoveRating(m, proven[m], True, 0) for m in moves]
@@ -219,11 +251,19 @@ def rate_position(
     out = [
         MoveRating(m, proven[m], True, 0)
         if m in proven
-        else MoveRating(m, totals[k] / counts[k], False, counts[k])
+        else _estimated(m, totals[k] / counts[k], counts[k], bounds.get(m, (-1, 1)))
         for k, m in enumerate(moves)
         if m in proven or counts[k]
     ]
     return sorted(out, key=lambda r: -r.score)
+
+
+def _estimated(move: Move, score: float, samples: int, bounds: tuple[int, int]) -> MoveRating:
+    """An estimated move, carrying the bounds the solver proved without settling it
+    (so the page can say "at least a draw" beside the estimate)."""
+    lo, hi = bounds
+    rating = Rating.estimate(score, samples, "estimate", lo, hi)
+    return MoveRating(move, rating.score, False, samples, rating)
 
 
 def total_ms() -> float:
@@ -246,16 +286,28 @@ def rate_steps(
     total = total_ms() if total is None else total
     todo = [i for i, s in enumerate(steps) if todo_mask[i] and s.before.count_legal_moves() > 1]
     per = max(MIN_MS, min(ms, total / max(1, len(todo))))
+    solved = [i for i in todo if _solver_turn(observe(steps[i].before, steps[i].seat))]
+    rest = [i for i in todo if i not in set(solved)]
     out: list[list[MoveRating] | None] = [None] * len(steps)
     solver = Solver(max_table=SOLVER_TABLE, max_graph=SOLVER_GRAPH)
     skipped = 0
-    for i in todo:
-        if (time.perf_counter() - t0) * 1000.0 >= total:
+    for k, i in enumerate([*rest, *reversed(solved)]):
+        spent = (time.perf_counter() - t0) * 1000.0
+        if spent >= total:
             skipped += 1
             continue
+        turn_ms = per
+        if k >= len(rest):  # an open turn: its share of what is left, up to OPEN_MS
+            turn_ms = max(per, min(OPEN_MS, (total - spent) / (len(todo) - k)))
         s = steps[i]
-        out[i] = rate_position(observe(s.before, s.seat), per, seed=i, solver=solver)
+        out[i] = rate_position(observe(s.before, s.seat), turn_ms, seed=i, solver=solver)
     return out, skipped
+
+
+def _solver_turn(obs: Observation) -> bool:
+    """Is this a turn the solver may prove with the open turns' budget: complete,
+    open to its actor (two hands with cards) and within :data:`OPEN_SOLVE_CARDS`?"""
+    return obs.complete and open_state(obs) is not None and sum(obs.hand_sizes) <= OPEN_SOLVE_CARDS
 
 
 def _view(state: State, viewer: int | None, number: int) -> dict[str, Any]:
@@ -264,6 +316,8 @@ def _view(state: State, viewer: int | None, number: int) -> dict[str, Any]:
     for key in ("log", "log_start", "deadline_s", "transfers", "number", "dealer"):
         hv.pop(key, None)
     obs = observe(state, viewer)
+    # every card this viewer could not see was in one hand: the position was open to them
+    hv["complete"] = viewer is not None and not state.is_over and obs.complete
     hv["sizes"] = list(obs.hand_sizes)
     hv["known"] = [[format_card(c) for c in display_order(k)] for k in obs.known]
     hv["outs"] = [[seat_name(s), kind] for s, kind in obs.outs]
@@ -282,7 +336,8 @@ def open_turns(steps: list[Step], final: State, viewer: int | None) -> list[bool
     new)?  Their own turns, yes.  Another seat's turn when the viewer saw that
     seat's whole hand then, or sees its whole hand at the end (every turn is
     public, so each earlier hand follows from the last one), and that seat saw
-    no sixes transfer the viewer did not.  Never by elimination."""
+    no sixes transfer the viewer did not.  By elimination only when the
+    viewer's observation before the turn was complete (it determined every hand)."""
     end = observe(final, viewer)
     known_at_end = [_whole_hand_seen(end, s) for s in range(final.n)]
     transfers_ok: dict[int, bool] = {}
@@ -296,7 +351,8 @@ def open_turns(steps: list[Step], final: State, viewer: int | None) -> list[bool
         if seat not in transfers_ok:
             theirs = set(observe(s.before, seat).transfers)
             transfers_ok[seat] = theirs <= set(mine.transfers)
-        out.append(transfers_ok[seat] and (known_at_end[seat] or _whole_hand_seen(mine, seat)))
+        seen = known_at_end[seat] or _whole_hand_seen(mine, seat) or mine.complete
+        out.append(transfers_ok[seat] and seen)
     return out
 
 
@@ -316,8 +372,6 @@ def analysis_json(
     out_steps = []
     worse = 0
     for i, (s, rs) in enumerate(zip(steps, ratings, strict=True)):
-    # every card this viewer could not see was in one hand: the position was open to them
-    hv["complete"] = viewer is not None and not state.is_over and obs.complete
         rating = None
         why: str | None = None
         if not opened[i]:
@@ -406,12 +460,12 @@ def table_hand_steps(game: TableGame, number: int) -> tuple[list[Step], State]:
             copy.apply(ev)
             hand += 1
             continue
-        if hand == number:
+        if hand == number and isinstance(ev, MoveEvent):
             before = copy.state
             assert before is not None
-            steps.append(Step(int(ev["seat"]), Move.parse(ev["move"]), str(ev.get("by")), before))
+            steps.append(Step(ev.seat, Move.parse(ev.move), ev.by, before))
         copy.apply(ev)
-        if hand == number and isinstance(ev, MoveEvent):
+        if hand == number:
             final = copy.state
     if hand < number or number < 1:
         raise TableError("no_hand", f"hand {number} has not been dealt at this table")
@@ -569,7 +623,7 @@ class TableSource:
                 deals += 1
                 if deals > number:
                     break
-            events.append(dict(ev))
+            events.append(ev)  # frozen: shared, never copied
         return cls(game.table_id, game.config, game.seed, list(game.seats), game.created, events)
 
     def game(self) -> TableGame:

@@ -61,20 +61,30 @@ function worseText(r) {
   return t(isProven(r) ? "analysis.worse" : "analysis.worseLikely");
 }
 
-/** A rating in words: proven win/draw/loss, or an estimate with its 95 % interval. */
+/** The bounds the solver proved for an estimate it did not settle ("at least a
+ * draw, proven"), in front of the estimate; nothing for older servers. */
+function boundsText(r) {
+  const parts = [];
+  if (r.at_least) parts.push(t(`rating.atLeast.${r.at_least}`));
+  if (r.at_best) parts.push(t(`rating.atBest.${r.at_best}`));
+  return parts.length ? `${parts.join("; ")}; ` : "";
+}
+
+/** A rating in words: proven win/draw/loss, or an estimate with its 95 % interval
+ * (and its proven bounds, where the solver found some). */
 function ratingText(r) {
   if (!r) return "";
   if (r.proven) {
     const key = r.score >= 0.99 ? "analysis.provenWin" : r.score <= 0.01 ? "analysis.provenLoss" : "analysis.provenDraw";
     return t(key);
   }
-  return t("analysis.estimate", { score: percent(r.score, true), low: percent(r.low), high: percent(r.high), samples: r.samples });
+  return boundsText(r) + t("analysis.estimate", { score: percent(r.score, true), low: percent(r.low), high: percent(r.high), samples: r.samples });
 }
 
 /** A rating in a table cell: "proven: a draw", or "62% (54–70%)". */
 function shortRating(r) {
   if (r.proven) return ratingText(r);
-  return t("analysis.estimateShort", { score: percent(r.score, true), low: percent(r.low), high: percent(r.high) });
+  return boundsText(r) + t("analysis.estimateShort", { score: percent(r.score, true), low: percent(r.low), high: percent(r.high) });
 }
 
 async function load() {
@@ -142,6 +152,7 @@ function positionView(view) {
           </div>`
         : html`<p class="pk-empty">${t("learn.pileEmpty")}</p>`}
     </div>
+    ${view.complete ? html`<p class="pk-muted pk-centre" id="complete-note">${t("analysis.completeNote")}</p>` : null}
     ${d.viewer
       ? html`<div class="pk-centre"><div class="pk-muted">${t("analysis.yourHand")}</div><div class="pk-mini">${view.hand.map((c) => cardImg(c, "pk-mini-card"))}</div></div>`
       : html`<p class="pk-muted pk-centre">${t("analysis.spectatorNote")}</p>`}
