@@ -5,8 +5,9 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 BUILD  := $(VENV)/.built-stamp
-# The compiled sources, read from setup.py's COMPILED list (one place for both).
-COMPILED_SRC := setup.py $(shell grep -o '"src/svoi_kozyri/[^"]*\.py"' setup.py | tr -d '"')
+# The compiled sources, read from setup.py's COMPILED list (one place for both), and
+# the build helper that puts their docstrings into the generated C.
+COMPILED_SRC := setup.py build_support/mypyc_docstrings.py $(shell grep -o '"src/svoi_kozyri/[^"]*\.py"' setup.py | tr -d '"')
 # The team's rules scenarios when they are beside the clone, else the copy the
 # repository keeps as its own test data (tests/data/shared-scenarios).
 SCENARIOS ?= $(if $(wildcard ../shared/scenarios),../shared/scenarios,tests/data/shared-scenarios)

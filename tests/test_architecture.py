@@ -24,10 +24,10 @@ LAYERS: dict[str, int] = {
     # the engine: pure, no I/O
     "core": 0,
     "_docs": 0,
-    "_jit": 0,
-    # text and pictures of positions
+    # text and pictures of positions; the compiled kernels that mirror the core
     "notation": 1,
     "svg": 1,
+    "_native": 1,
     # games on paper, scenarios, the engine protocol's wire and client
     "records": 2,
     "scenarios": 2,
@@ -198,6 +198,30 @@ def test_the_core_imports_nothing_above_it() -> None:
     for module, deps in _graph().items():
         if _part(module, 1) == "core":
             assert all(_part(d, 1) == "core" for d in deps), module
+
+
+def test_the_native_kernels_import_only_the_core() -> None:
+    """``_native`` (the numba kernels) mirrors the core's rules and imports its
+    constants, nothing else of the package: what the kernels compute is the core's
+    rules and nothing above them."""
+    for module, deps in _graph().items():
+        if _part(module, 1) == "_native":
+            assert all(_part(d, 1) in ("_native", "core") for d in deps), module
+
+
+def test_only_native_facades_are_imported_from_outside() -> None:
+    """Outside ``_native`` only its facades (``batch``, ``onehand``, ``encoder``,
+    ``fixpoint``, ``layout``) are imported, never a kernel module (``_*``): the
+    kernels' speed tricks (views without owners, unchecked entry points) stay
+    behind typed functions."""
+    reached = sorted(
+        f"{module} -> {dep}"
+        for module, deps in _graph().items()
+        if _part(module, 1) != "_native"
+        for dep in deps
+        if _part(dep, 1) == "_native" and _part(dep, 2).startswith("_")
+    )
+    assert reached == []
 
 
 def test_server_packages_import_only_downward() -> None:

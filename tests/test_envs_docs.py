@@ -31,11 +31,11 @@ def test_example_runs(code: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert capsys.readouterr().out.strip()  # every example prints its result
 
 
-@pytest.mark.parametrize("name", ["vector", "_fasthand"])
+@pytest.mark.parametrize("name", ["envs.vector", "_native.onehand"])
 def test_docstring_examples(name: str) -> None:
     import doctest
     import importlib
 
-    module = importlib.import_module(f"svoi_kozyri.envs.{name}")
+    module = importlib.import_module(f"svoi_kozyri.{name}")
     failures, tried = doctest.testmod(module)
     assert tried > 0 and failures == 0

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from svoi_kozyri import Game, Rules
+from svoi_kozyri._native.layout import C_TCNT, C_TLOG, C_TOFF
 from svoi_kozyri.core import IllegalMoveError, RulesError
 from svoi_kozyri.envs.encoding import OBS_SIZE, encode_state
 from svoi_kozyri.envs.vector import REASONS, VectorGame
@@ -201,7 +202,9 @@ def test_repetition_table_grows_and_recycles() -> None:
     rules = Rules(num_players=2, pickup_rule="whole_pile")
     game = Game(rules)
     vg = VectorGame(rules, batch_size=64, seed=2)
-    start = vg._pool.shape[0]
+    batch = vg._batch  # the compiled hands (``_native.batch``): their pool and tables
+    toff, tlog, tcnt = (batch.state[:, c] for c in (C_TOFF, C_TLOG, C_TCNT))
+    start = batch._pool.shape[0]
     state = game.deal(int(vg.dealers[0]), vg.deck_of(0))
     for _ in range(3000):
         acts = vg.step_random()
@@ -210,11 +213,11 @@ def test_repetition_table_grows_and_recycles() -> None:
         _compare(vg, [state], 0)
         if 0 in vg.reset_done():
             state = game.deal(int(vg.dealers[0]), vg.deck_of(0))
-    assert vg._pool.shape[0] > start  # grown while long hands were live
-    assert int(vg._tlog.max()) > 6  # some hand's table grew past the smallest size
+    assert batch._pool.shape[0] > start  # grown while long hands were live
+    assert int(tlog.max()) > 6  # some hand's table grew past the smallest size
     assert vg.hands_dealt > 64
     # every entry of a live hand's table is counted, and tables stay at most three quarters full
     for b in range(64):
         if vg.phase[b] != 3:
-            slab = vg._pool[vg._toff[b] : vg._toff[b] + (1 << vg._tlog[b])]
-            assert np.count_nonzero(slab) == vg._tcnt[b] <= len(slab) * 3 // 4
+            slab = batch._pool[toff[b] : toff[b] + (1 << tlog[b])]
+            assert np.count_nonzero(slab) == tcnt[b] <= len(slab) * 3 // 4

@@ -4,9 +4,9 @@ The step of an open position (two players holding cards) is written for four
 representations: the engine's :class:`~svoi_kozyri.core.State`, the search's
 compact position (:mod:`svoi_kozyri.bots.search.rules2p`, which the solver, its
 endgame tables on local card indices and the benchmark's alpha-beta baseline all
-call), the compiled fixpoint's port on trie piles (:mod:`._fixgraph`, numba) and
-the environments' n-player kernel (:mod:`svoi_kozyri.envs._kernels`, through the
-one-hand :class:`~svoi_kozyri.envs._fasthand.FastHand`).  Here all of them step the
+call), the compiled fixpoint's port on trie piles (:mod:`svoi_kozyri._native._fixpoint`,
+numba) and the environments' n-player kernel (:mod:`svoi_kozyri._native._hand`,
+through the one-hand :class:`~svoi_kozyri._native.onehand.FastHand`).  Here all of them step the
 same generated positions, under every rules option that changes open play, with
 every legal step action, and must agree on the legal actions (and the search's
 move order), on every successor and on the value of every step that ends the hand.
@@ -21,7 +21,10 @@ import zlib
 import numpy as np
 import pytest
 
-from svoi_kozyri.bots.search import _fixgraph as FG
+from svoi_kozyri._native import _fixpoint as FG
+from svoi_kozyri._native import layout as K
+from svoi_kozyri._native.fixpoint import FixGraph
+from svoi_kozyri._native.onehand import FastHand
 from svoi_kozyri.bots.search.endgame import _Shape
 from svoi_kozyri.bots.search.rules2p import (
     GOES_ON,
@@ -33,8 +36,7 @@ from svoi_kozyri.bots.search.rules2p import (
 )
 from svoi_kozyri.bots.search.solver import Solver
 from svoi_kozyri.core import FREE, OVER, PICKUP, RESPOND, Game, State, Termination
-from svoi_kozyri.envs import _kernels as K
-from svoi_kozyri.envs._fasthand import FastHand
+from svoi_kozyri.envs.encoding import seat_view
 from svoi_kozyri.envs.vector import unsupported
 from test_solver import GAMES, OPTION_GAMES, random_open
 
@@ -58,7 +60,7 @@ def positions(game: Game, seed: int, count: int) -> list[State]:
     while len(out) < count:
         s = random_open(rng, game, rng.randint(2, 14))
         for _ in range(rng.randint(1, 8)):
-            out.append(game.position(s.hands, s.pile_cards(), s.to_act_seat, s.phase, s.outs))
+            out.append(game.position(s.hands, s.pile_cards(), s.to_act, s.phase, s.outs))
             s.apply_action(rng.choice(s.legal_actions()))
             if s.is_over:
                 break
@@ -67,13 +69,13 @@ def positions(game: Game, seed: int, count: int) -> list[State]:
 
 def engine_steps(s: State, seats: tuple[int, int]) -> dict[int, Step]:
     """The engine's successor of every legal step action, in compact terms."""
-    me = s.to_act_seat
+    me = s.to_act
     out: dict[int, Step] = {}
     for a in s.legal_actions():
         c = s.copy()
         c.apply_action(a)
         if c.phase == OVER:
-            r = c.result
+            r = c.outcome
             assert r is not None
             if r.loser is None:
                 assert r.termination is Termination.LAST_CARD
@@ -138,11 +140,11 @@ def _codes(pile: int) -> list[int]:
 
 
 class TriePiles:
-    """The compiled fixpoint's kernels on one :class:`~._fixgraph.FixGraph`'s
+    """The compiled fixpoint's kernels on one :class:`~svoi_kozyri._native.fixpoint.FixGraph`'s
     arrays, called one step at a time."""
 
     def __init__(self, rules: TwoPlayerRules) -> None:
-        self.graph = FG.FixGraph(
+        self.graph = FixGraph(
             rules.beat, rules.req, 0, rules.draw_mode, rules.taker_leads, rules.face_new_top
         )
         self.out = np.zeros(64, dtype=np.int64)
@@ -153,7 +155,7 @@ class TriePiles:
         G = self.graph.piles
         pid = 0
         for code in pile_codes(pile, plen):
-            pid = int(FG._pile_push(G[0], G[1], G[2], G[3], G[4], pid, code))
+            pid = int(FG.pile_push(G[0], G[1], G[2], G[3], G[4], pid, code))
         return pid
 
     def unpid(self, pid: int) -> tuple[int, int]:
@@ -167,22 +169,22 @@ class TriePiles:
         return pack_pile(cards), len(cards)
 
     def order(self, pos: Position) -> list[int]:
-        """The kernel's move order (:func:`~._fixgraph._order`)."""
+        """The kernel's move order (:func:`~svoi_kozyri._native._fixpoint.order`)."""
         h0, h1, pile, plen, p, phase = pos
         g = self.graph
-        n = FG._order(
+        n = FG.order(
             g.BEAT, g.piles[1], h0, h1, self.pid(pile, plen), p, phase, self.out, self.keys
         )
         return [int(x) for x in self.out[:n]]
 
     def steps(self, pos: Position, acts: list[int]) -> dict[int, Step]:
-        """The kernel's successors (:func:`~._fixgraph._child`) of ``acts``."""
+        """The kernel's successors (:func:`~svoi_kozyri._native._fixpoint.child`) of ``acts``."""
         h0, h1, pile, plen, p, phase = pos
         g = self.graph
         out: dict[int, Step] = {}
         for a in acts:
             pid = self.pid(pile, plen)
-            c0, c1, cpid, q, cph, v = FG._child(
+            c0, c1, cpid, q, cph, v = FG.child(
                 tuple(g.piles), g.R, g.BEAT, g.REQ, h0, h1, pid, p, phase, a
             )
             if v != GOES_ON:
@@ -196,7 +198,7 @@ class TriePiles:
 def kernel_steps(fh: FastHand, s: State, seats: tuple[int, int]) -> dict[int, Step]:
     """The environments' kernel's successors: the hand loaded afresh, stepped once
     per legal action, its row read back in compact terms."""
-    me = s.to_act_seat
+    me = s.to_act
     out: dict[int, Step] = {}
     for a in s.legal_actions():
         fh.load(s)
@@ -205,22 +207,22 @@ def kernel_steps(fh: FastHand, s: State, seats: tuple[int, int]) -> dict[int, St
         W = fh.W
         row = W[K.W_S : K.W_S + K.S_WIDTH]
         if r == K.AEC_OVER:
-            reason = K.REASONS[int(row[K._C_REASON])]
-            loser = int(row[K._C_LOSER])
+            reason = K.REASONS[int(row[K.C_REASON])]
+            loser = int(row[K.C_LOSER])
             assert (reason, loser) in (("last_card", -1), ("out", seats[0] + seats[1] - me)), (
                 reason,
                 loser,
             )
             out[a] = (None, 1 if reason == "out" else 0)
             continue
-        hands = [int(row[K._C_HANDS + i]) for i in range(4)]
+        hands = [int(row[K.C_HANDS + i]) for i in range(4)]
         assert all(hands[i] == 0 for i in range(4) if i not in seats)
-        plen = int(row[K._C_PLEN])
+        plen = int(row[K.C_PLEN])
         pile = pack_pile([int(c) for c in W[K.W_P : K.W_P + plen]])
-        q = 0 if int(row[K._C_TO_ACT]) == seats[0] else 1
-        assert int(row[K._C_TO_ACT]) == seats[q]
+        q = 0 if int(row[K.C_TO_ACT]) == seats[0] else 1
+        assert int(row[K.C_TO_ACT]) == seats[q]
         assert r >> K.AEC_SEAT_SHIFT == seats[q]
-        out[a] = ((hands[seats[0]], hands[seats[1]], pile, plen, q, int(row[K._C_PHASE])), 0)
+        out[a] = ((hands[seats[0]], hands[seats[1]], pile, plen, q, int(row[K.C_PHASE])), 0)
     return out
 
 
@@ -231,7 +233,8 @@ def test_every_step_implementation_agrees(game: Game) -> None:
     successors and terminal values on every generated position."""
     seed = zlib.crc32(_rules_id(game).encode())
     tries: dict[tuple[int, ...], TriePiles] = {}
-    fast = FastHand(game) if unsupported(game.rules) is None else None
+    views = [seat_view(game, seat) for seat in range(game.n)]
+    fast = FastHand(game, views) if unsupported(game.rules) is None else None
     checked = 0
     for i, s in enumerate(positions(game, seed, 300)):
         seats = tuple(j for j, h in enumerate(s.hands) if h)
@@ -249,7 +252,7 @@ def test_every_step_implementation_agrees(game: Game) -> None:
             solver = Solver()
             assert solver._root(s) == pos and solver.rules2p.beat == rules.beat, ctx
         trie = tries.get(seats)
-        if trie is None or trie.graph.counters[FG._PILES] > 2000:
+        if trie is None or trie.graph.counters[FG.C_PILES] > 2000:
             trie = tries[seats] = TriePiles(rules)
         assert trie.order(pos) == order, ctx
         assert trie.steps(pos, order) == want, ctx

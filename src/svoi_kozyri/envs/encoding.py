@@ -25,6 +25,15 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
+from .._native import layout as _layout
+from .._native.encoder import (
+    I_MASK_ANY,
+    TAB_KNOWN,
+    TAB_SEAT,
+    TAB_SIZE,
+    encode_obs,
+    fresh_kernel,
+)
 from ..core import (
     FREE,
     LEAD,
@@ -38,7 +47,6 @@ from ..core import (
     Origin,
     State,
 )
-from ._encode import I_MASK_ANY, TAB_KNOWN, TAB_SEAT, TAB_SIZE, encode_obs, fresh_kernel
 
 #: 40-card planes, in this order (see ``docs/envs.md``).
 PLANES: Final = (
@@ -87,6 +95,7 @@ def _fields() -> tuple[tuple[str, int, int], ...]:
 FIELDS: Final = _fields()
 #: Length of the observation tensor.
 OBS_SIZE: Final = FIELDS[-1][1] + FIELDS[-1][2]
+assert OBS_SIZE == _layout.OBS_SIZE  # the compiled writers' length is this table's
 _OFF: Final = {name: off for name, off, _ in FIELDS}
 SCALAR_OFFSET: Final = NUM_PLANES * NUM_CARDS
 
@@ -178,8 +187,8 @@ class SeatView:
         const[_OFF["rules"] - base : _OFF["rules"] - base + 15] = rules_features(game)
         self.const = const
         #: the compiled encoder's table of this game and seat (layout in
-        #: ``_encode``): the card permutation, relative seats, open hands, the cap,
-        #: the constant scalars (all 0 or 1, so they travel as ints), the game's
+        #: ``_native._encode``): the card permutation, relative seats, open hands,
+        #: the cap, the constant scalars (all 0 or 1, so they travel as ints), the game's
         #: pickup and beat tables; :class:`HandEncoder` appends the hand's part
         assert np.all((const == 0) | (const == 1))
         req = np.zeros((4, NUM_CARDS), dtype=np.int64)
@@ -332,8 +341,9 @@ def encode_state(
     """The tensor of ``seat``'s observation of ``state``, read directly from the
     state's public fields and ``seat``'s own hand (equal to
     ``encode_observation(observe(state, seat))``, without building the observation).
-    Written by one compiled call (:mod:`._encode`); with ``mask_out`` that call also
-    writes :func:`action_mask` of ``state`` (the mask of the seat to act) there."""
+    Written by one compiled call (:mod:`svoi_kozyri._native.encoder`); with
+    ``mask_out`` that call also writes :func:`action_mask` of ``state`` (the mask of
+    the seat to act) there."""
     if out is None:
         out = np.empty(OBS_SIZE, dtype=np.float32)
     hand_encoder(state).encode(

@@ -27,7 +27,7 @@
 
 Speed: where the vector simulator's compiled hand logic covers the rules (all but
 the Besicovitch variant and ``suit_assignment="blind"``), the hand is stepped and
-observed there, one compiled call each (:mod:`svoi_kozyri.envs._fasthand`); the
+observed there, one compiled call each (:mod:`svoi_kozyri._native.onehand`); the
 engine's state (``env.hand``) is brought up to date from the actions played only
 when it is asked for.  The other rules run on the engine state directly.  Both
 give the same observations, rewards and infos (``tests/test_envs_pettingzoo.py``).
@@ -36,7 +36,6 @@ give the same observations, rewards and infos (``tests/test_envs_pettingzoo.py``
 from __future__ import annotations
 
 import random
-import sys
 from collections.abc import Iterator
 from typing import Any, Final
 
@@ -47,6 +46,9 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
+from .._native.layout import NEED_POOL
+from .._native.onehand import ILLEGAL, LEGAL_BITS, SEAT_SHIFT, FastHand
+from .._native.onehand import OVER as HAND_OVER
 from ..core import (
     NUM_ACTIONS,
     OVER,
@@ -59,9 +61,7 @@ from ..core import (
     as_action,
     blind_owners,
 )
-from ._fasthand import ILLEGAL, LEGAL_BITS, NEED_POOL, SEAT_SHIFT, FastHand
-from ._fasthand import OVER as HAND_OVER
-from .encoding import OBS_SIZE, HandEncoder, hand_encoder
+from .encoding import OBS_SIZE, HandEncoder, hand_encoder, seat_view
 from .rewards import RewardSpec, reward_spec
 from .vector import unsupported
 
@@ -69,26 +69,29 @@ ENV_NAME = "svoi_kozyri_v0"
 _F32: Final = np.dtype(np.float32)
 _I8: Final = np.dtype(np.int8)
 _empty: Final = np.empty  # a module global: one lookup instead of two per array
-_refs: Final = sys.getrefcount
+_SLAB_ROWS: Final = 64
+"""Observations per slab (see :func:`_fresh_observations`): 64 tensors and masks,
+about 165 kB."""
 
 
-def _unheld_count() -> int:
-    """What ``sys.getrefcount`` says in :meth:`raw_env.step` of an observation array
-    that nobody but the environment holds: the array's pair (a tuple), a local name
-    and the call's argument.  Measured in the same code shape rather than assumed
-    (an interpreter that counts differently reuses nothing instead of the wrong
-    thing); 0, so that nothing is ever reused, where reference counts do not tell
-    (not CPython, or no GIL)."""
-    gil = getattr(sys, "_is_gil_enabled", None)
-    if sys.implementation.name != "cpython" or (gil is not None and not gil()):
-        return 0
-    pair = (np.empty(1), np.empty(1))
-    obs, _mask = pair
-    return _refs(obs)
+def _fresh_observations() -> Iterator[tuple[npt.NDArray[np.float32], npt.NDArray[np.int8]]]:
+    """Endless fresh (tensor, mask) pairs for the observations a step writes: the
+    rows of a slab of :data:`_SLAB_ROWS` tensors and masks, then of a new slab.
+
+    Why: two ``np.empty`` a step cost about 0.4 µs, a sixth of a step; a row of a
+    slab costs a third of that.  Every pair is memory no other observation uses and
+    the environment never writes it again, so an observation anyone keeps stays as
+    it was.  The price: a row keeps its whole slab alive, so a caller that keeps a
+    few observations for long and drops the rest should keep copies (a caller that
+    keeps them all holds the same memory as with separate arrays)."""
+    while True:
+        yield from zip(
+            _empty((_SLAB_ROWS, OBS_SIZE), _F32),
+            _empty((_SLAB_ROWS, NUM_ACTIONS), _I8),
+            strict=True,
+        )
 
 
-#: see :func:`_unheld_count` and :meth:`raw_env.step`
-_UNHELD: Final = _unheld_count()
 # the literals of raw_env.step
 assert PICKUP == 40 and SEAT_SHIFT == 41 and LEGAL_BITS == 0x1FFFFFFFFFF
 AgentID = str
@@ -173,7 +176,8 @@ class raw_env(AECEnv):  # type: ignore[misc]
         #: actions it played that ``state_`` has not applied yet
         # (a human render mode prints the engine state every step: no use for it)
         use = compiled_hand and unsupported(self.rules) is None and render_mode != "human"
-        self._fast = FastHand(self.dealer.game) if use else None
+        game = self.dealer.game
+        self._fast = FastHand(game, [seat_view(game, s) for s in range(n)]) if use else None
         self._behind: list[int] = []
         # the observation made last in this step and its agent (None: none), so that
         # ``observe`` and ``last`` of the same agent in one step build it once
@@ -194,9 +198,19 @@ class raw_env(AECEnv):  # type: ignore[misc]
         #: steps and resets so far (the order-enforcing iterator's check)
         self._moves = 0
         self._observing = False
-        #: the observation arrays of the steps before last and last (see ``step``)
-        self._spare = (np.empty(OBS_SIZE, _F32), np.empty(NUM_ACTIONS, _I8))
-        self._cur = (np.empty(OBS_SIZE, _F32), np.empty(NUM_ACTIONS, _I8))
+        #: the arrays of the observations the steps write (see ``step``)
+        self._fresh = _fresh_observations()
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The environment without its stream of fresh observation arrays (a
+        generator, which does not pickle; a new one starts on unpickling)."""
+        state = self.__dict__.copy()
+        del state["_fresh"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._fresh = _fresh_observations()
 
     # -- spaces -------------------------------------------------------------------
 
@@ -265,11 +279,7 @@ class raw_env(AECEnv):  # type: ignore[misc]
             raise RuntimeError("call reset() first")
         fast = self._fast
         if fast is not None:
-            # FastHand.observe, inlined: the arrays are made right here, as its
-            # compiled entry point needs
-            obs = _empty(OBS_SIZE, _F32)
-            mask = _empty(NUM_ACTIONS, _I8)
-            fast._observe(fast.W, obs, mask, seat)
+            obs, mask = fast.observe(seat)
         else:
             enc = self._encoder
             assert enc is not None
@@ -313,23 +323,13 @@ class raw_env(AECEnv):  # type: ignore[misc]
             return
         obs: npt.NDArray[np.float32] | None = None
         if self._observing:
-            # The observation is written into the arrays of the one before last if
-            # nobody holds them any more (their reference counts say so: not the
-            # agent, which has the last one, nor anything it kept, a view or the
-            # dict), else into fresh ones.  Why: making two arrays a step cost a
-            # fifth of the step, and an observation someone keeps must never change.
+            # the next observation, written into fresh arrays (rows of a slab: see
+            # _fresh_observations) by the step's own compiled call
             self._observing = False
-            pair = self._spare
-            self._spare = self._cur
-            obs, mask = pair
-            if _refs(obs) != _UNHELD or _refs(mask) != _UNHELD:
-                obs = _empty(OBS_SIZE, _F32)
-                mask = _empty(NUM_ACTIONS, _I8)
-                pair = (obs, mask)
-            self._cur = pair
-            r = fast._step_observe(fast.W, a, obs, mask)
+            obs, mask = next(self._fresh)
+            r = fast.step_observe_entry(fast.W, a, obs, mask)
         else:
-            r = fast._step(fast.W, a)
+            r = fast.step_entry(fast.W, a)
         if r < 0:
             if r == NEED_POOL:
                 r = fast.step(a) if obs is None else fast.step_observe(a, obs, mask)

@@ -21,7 +21,7 @@ hand and are accepted.
 
 The repetition guard counts, per hand, every position seen at a turn boundary in
 a small table of its own (8-byte entries: 48 key bits and a count; see
-``_kernels``), emptied when the hand is dealt again or a player goes out, so
+:mod:`svoi_kozyri._native._reptable`), emptied when the hand is dealt again or a player goes out, so
 memory follows the live hands; a batch step's positions are counted in one
 prefetched pass after all hands moved.
 
@@ -36,11 +36,13 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..core import NUM_ACTIONS, NUM_CARDS, Game, IllegalMoveError, Rules, RulesError, State
+from .._native import layout as L
+from .._native.batch import Batch, kernel_flags
+from .._native.layout import PH_OVER as _OVER
+from .._native.layout import REASONS
+from ..core import NUM_CARDS, Game, IllegalMoveError, Rules, RulesError, State
 from ..core.cards import cards_of
-from . import _kernels as K
-from ._kernels import _OVER, REASONS
-from .encoding import OBS_SIZE, SCALAR_OFFSET, seat_view
+from .encoding import SCALAR_OFFSET, seat_view
 from .rewards import RewardSpec
 
 __all__ = ["REASONS", "VectorGame", "kernel_flags", "unsupported"]
@@ -57,25 +59,6 @@ def unsupported(rules: Rules) -> str | None:
     if (rules.repetition_limit or 0) > 0xFFFF:
         return "the vector simulator counts repetitions up to 65535"
     return None
-
-
-def kernel_flags(game: Game) -> npt.NDArray[np.int64]:
-    """The kernels' flag vector of ``game`` (``_kernels._F_*``)."""
-    rules = game.rules
-    draw = {"none": 0, "lead_only": 1, "any_last_card": 2}[rules.draw_rule]
-    return np.array(
-        [
-            game.n,
-            rules.repetition_limit or 0,
-            rules.max_actions_per_hand or 0,
-            int(rules.after_pickup == "face_new_top"),
-            int(rules.free_lead_after_defence_out),
-            int(rules.defence_out_pile == "discard"),
-            draw,
-            int(rules.cap_outcome == "most_cards_loses"),
-        ],
-        dtype=np.int64,
-    )
 
 
 class VectorGame:
@@ -106,64 +89,44 @@ class VectorGame:
         n = self.n = game.n
         self.batch_size = B = batch_size
         self.rng = np.random.default_rng(seed)
-        self._beat = np.array([game.beat_row(s) for s in range(n)], dtype=np.int64)
-        self._req = np.array([game.pickup_row(s) for s in range(n)], dtype=np.int64)
-        self._nxt = np.array(game.next_seat, dtype=np.int64)
-        self._suit_owner = np.array(game.suit_owner, dtype=np.int64)
-        self._flags = kernel_flags(game)
         self._deck = np.array(cards_of(game.deck), dtype=np.int8)
         views = [seat_view(game, s) for s in range(n)]
-        self._rel_of_abs = np.array([v.rel_of_abs for v in views], dtype=np.int64)
-        self._const = np.array([v.const for v in views], dtype=np.float32)
-        self._rel_seat = np.array([v.rel_seat for v in views], dtype=np.int64)
-        # all the per-hand numbers live in one (B, 32) int64 array, a row per hand
-        # (see ``_kernels``); the public arrays below are views of its columns
-        S = self._S = np.zeros((B, K.S_WIDTH), dtype=np.int64)
+        # the compiled hands: all the per-hand numbers live in one (B, 32) int64
+        # array, a row per hand (``_native.layout``); the public arrays below are
+        # views of its columns
+        self._batch = batch = Batch(
+            game,
+            B,
+            [v.rel_of_abs for v in views],
+            [v.const for v in views],
+            [v.rel_seat for v in views],
+        )
+        S = batch.state
         #: cards held, per hand and seat (bitmasks as in the engine)
-        self.hands = S[:, K._C_HANDS : K._C_HANDS + 4]
+        self.hands = S[:, L.C_HANDS : L.C_HANDS + 4]
         #: the pile, bottom first; ``pile_len`` cards of each row are valid
-        self.pile = np.zeros((B, NUM_CARDS), dtype=np.int8)
-        self.pile_len = S[:, K._C_PLEN]
-        self.discard = S[:, K._C_DISCARD]
+        self.pile = batch.pile
+        self.pile_len = S[:, L.C_PLEN]
+        self.discard = S[:, L.C_DISCARD]
         #: the seat to act (-1 once over)
-        self.to_act = S[:, K._C_TO_ACT]
+        self.to_act = S[:, L.C_TO_ACT]
         #: 0 free, 1 respond, 2 lead (mid-turn), 3 over
-        self.phase = S[:, K._C_PHASE]
-        self.turns = S[:, K._C_TURNS]
+        self.phase = S[:, L.C_PHASE]
+        self.turns = S[:, L.C_TURNS]
         #: the durak's seat, -1 for a draw or while the hand goes on
-        self.loser = S[:, K._C_LOSER]
+        self.loser = S[:, L.C_LOSER]
         #: index into :data:`REASONS` (0 while the hand goes on)
-        self.reason = S[:, K._C_REASON]
-        self._picked = S[:, K._C_PICKED : K._C_PICKED + 4]
-        self._known0 = S[:, K._C_KNOWN : K._C_KNOWN + 4]
+        self.reason = S[:, L.C_REASON]
+        self._picked = S[:, L.C_PICKED : L.C_PICKED + 4]
+        self._known0 = S[:, L.C_KNOWN : L.C_KNOWN + 4]
         #: each hand's deck order (top card first, -1 padded) and dealer, so any hand
         #: can be replayed with ``game.deal(dealer, deck)``
-        self.decks = np.full((B, NUM_CARDS), -1, dtype=np.int8)
-        self.dealers = S[:, K._C_DEALER]
+        self.decks = batch.decks
+        self.dealers = S[:, L.C_DEALER]
         #: hands dealt so far (including the current ones)
         self.hands_dealt = 0
-        # repetition tables: per hand a slab of the pool (offset, log2 size, entries)
-        S[:, K._C_TOFF] = -1
-        self._toff = S[:, K._C_TOFF]
-        self._tlog = S[:, K._C_TLOG]
-        self._tcnt = S[:, K._C_TCNT]
-        self._pool = np.zeros(B << 7 if self._flags[1] else 1, dtype=np.int64)
-        self._M = np.zeros(K.M_SIZE, dtype=np.int64)  # pool words in use, queued, free lists
-        self._M[2:] = -1
-        # the (row, key) positions of one batch step, counted after all hands moved
-        self._Q = np.zeros((2, B), dtype=np.int64)
         self._actions = np.zeros(B, dtype=np.int64)
         self.reset()
-
-    def _grow_pool(self, new_rows: int = 0) -> None:
-        """Make the pool large enough for the worst case of the next kernel call
-        (the slabs keep their offsets: the words are copied to the same places)."""
-        missing = int(K._pool_missing(self._S, self._pool, self._M, new_rows))
-        if missing <= 0:
-            return
-        old = self._pool
-        self._pool = np.zeros(max(2 * len(old), len(old) + missing), dtype=np.int64)
-        self._pool[: len(old)] = old
 
     # -- episodes ---------------------------------------------------------------------
 
@@ -193,9 +156,7 @@ class VectorGame:
             raise ValueError("every deck must be an order of exactly this game's cards")
         if np.any((idx < 0) | (idx >= self.batch_size)):
             raise ValueError("row out of range")
-        args = (idx, dl, orders, self._S, self.pile, self.decks, self._flags, self._suit_owner)
-        while K._deal_many(*args, self._pool, self._M) == K._NEED_POOL:
-            self._grow_pool(len(idx))
+        self._batch.deal(idx, dl, orders)
         self.hands_dealt += len(idx)
 
     def load(self, rows: npt.ArrayLike, states: list[State]) -> None:
@@ -205,34 +166,23 @@ class VectorGame:
         idx = np.asarray(rows, dtype=np.int64).reshape(-1)
         if len(idx) != len(states):
             raise ValueError("one state per row")
-        if self._flags[1]:
-            self._grow_pool(len(idx))
-        for b, state in zip(idx.tolist(), states, strict=True):
+        for state in states:
             if state.game != self.game:
                 raise RulesError("the state belongs to another game")
             if state.is_over:
                 raise ValueError("the hand of that state is over")
-            hands = [0, 0, 0, 0]
-            hands[: self.n] = state.hands
-            known = [0, 0, 0, 0]
-            known[: self.n] = [state.known_cards(i) for i in range(self.n)]
-            pile = state.pile_cards()
-            K._load(
+        if self._batch.repetition:
+            self._batch.grow_pool(len(idx))
+        for b, state in zip(idx.tolist(), states, strict=True):
+            self._batch.load(
                 b,
-                np.array(hands, dtype=np.int64),
-                np.array(known, dtype=np.int64),
-                np.array(pile + [0] * (NUM_CARDS - len(pile)), dtype=np.int8),
-                len(pile),
+                state.hands,
+                [state.known_cards(i) for i in range(self.n)],
+                state.pile_cards(),
                 state.discard,
                 state.to_act,
                 state.phase,
                 state.turns,
-                self._S,
-                self.pile,
-                self.decks,
-                self._flags,
-                self._pool,
-                self._M,
             )
 
     def reset_done(self) -> npt.NDArray[np.int64]:
@@ -256,9 +206,7 @@ class VectorGame:
         acts = np.asarray(actions, dtype=np.int64).reshape(-1)
         if len(acts) != self.batch_size:
             raise ValueError(f"expected {self.batch_size} actions, got {len(acts)}")
-        args = (acts, self._S, self.pile, self._flags, self._beat, self._req, self._nxt)
-        while (bad := K._step_all(*args, self._pool, self._M, self._Q)) == K._NEED_POOL:
-            self._grow_pool()
+        bad = self._batch.step(acts)
         if bad >= 0:
             raise IllegalMoveError(
                 f"row {bad}: action {int(acts[bad])} is not legal "
@@ -267,27 +215,19 @@ class VectorGame:
 
     def random_actions(self) -> npt.NDArray[np.int64]:
         """A uniformly random legal action per hand (-1 where the hand is over)."""
-        out = np.empty(self.batch_size, dtype=np.int64)
-        K._random_actions(self.rng.random(self.batch_size), out, self._S, self.pile, self._beat)
-        return out
+        return self._batch.random_actions(self.rng.random(self.batch_size))
 
     def step_random(self) -> npt.NDArray[np.int64]:
         """Play one uniformly random legal action in every live hand (one compiled
         pass: the fast path for random rollouts); returns the actions (-1: over)."""
-        u = self.rng.random(self.batch_size)
-        args = (u, self._actions, self._S, self.pile, self._flags, self._beat, self._req)
-        while K._step_random(*args, self._nxt, self._pool, self._M, self._Q) == K._NEED_POOL:
-            self._grow_pool()
+        self._batch.step_random(self.rng.random(self.batch_size), self._actions)
         return self._actions.copy()
 
     # -- views ------------------------------------------------------------------------
 
     def legal_masks(self, out: npt.NDArray[np.int8] | None = None) -> npt.NDArray[np.int8]:
         """(B, 41) int8 legal-action masks (all zero for hands that are over)."""
-        if out is None:
-            out = np.empty((self.batch_size, NUM_ACTIONS), dtype=np.int8)
-        K._legal_masks(out, self._S, self.pile, self._beat)
-        return out
+        return self._batch.legal_masks(out)
 
     def observations(
         self, seats: npt.ArrayLike | None = None, out: npt.NDArray[np.float32] | None = None
@@ -301,21 +241,7 @@ class VectorGame:
             s = np.asarray(seats, dtype=np.int64).reshape(-1)
             if len(s) != self.batch_size or np.any((s < 0) | (s >= self.n)):
                 raise ValueError(f"one seat in 0..{self.n - 1} per hand")
-        if out is None:
-            out = np.empty((self.batch_size, OBS_SIZE), dtype=np.float32)
-        K._observations(
-            out,
-            s,
-            self._S,
-            self.pile,
-            self._flags,
-            self._req,
-            self._rel_of_abs,
-            self._const,
-            self._rel_seat,
-            self.game.deck,
-        )
-        return out
+        return self._batch.observations(s, out)
 
     def returns(self) -> npt.NDArray[np.float32]:
         """(B, n) float32: -1 for the durak of a finished hand, 0 otherwise (the

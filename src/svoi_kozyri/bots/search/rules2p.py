@@ -6,7 +6,7 @@ engine's :class:`~svoi_kozyri.core.State` (a copy, a Zobrist update, a log entry
 and the repetition count a step) but a bare transition function over a handful of
 ints.  That function used to be written out in the solver, the endgame tables
 and the alpha-beta baseline, so a rules variant meant an edit in each; now they
-all call :class:`TwoPlayerRules`.  The compiled fixpoint (:mod:`._fixgraph`,
+all call :class:`TwoPlayerRules`.  The compiled fixpoint (:mod:`svoi_kozyri._native.fixpoint`,
 numba) keeps a port of :meth:`TwoPlayerRules.child` on its own pile
 representation (a trie), and the environments' kernels the n-player step; a
 generated differential test (``tests/test_solver_differential.py``) steps all of
@@ -85,7 +85,7 @@ def encode(state: State, seats: tuple[int, ...]) -> Position:
     lower seat is player 0)."""
     a, b = seats
     cards = state.pile_cards()
-    p = 0 if state.to_act_seat == a else 1
+    p = 0 if state.to_act == a else 1
     return (state.hands[a], state.hands[b], pack_pile(cards), len(cards), p, state.phase)
 
 

@@ -1,5 +1,5 @@
-# mypy: ignore-errors
-"""A compiled (numba) encoder of one observation tensor and action mask.
+"""Kernels: the compiled (numba) encoder of one observation tensor and action mask
+from an engine state's fields; :mod:`.encoder` is its typed facade.
 
 Why: :func:`~svoi_kozyri.envs.encoding.encode_state` built the 634 floats with a
 dozen numpy calls (about 19 µs, ten engine steps); an environment that observes
@@ -20,22 +20,19 @@ compiled specialisation per player count.
 It produces exactly the layout of ``docs/envs.md`` (``tests/test_envs_encoding.py``
 checks it against the numpy encoder of
 :func:`~svoi_kozyri.envs.encoding.encode_observation`).
-
-mypy does not check this module: numba infers its types.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-import numpy as np
-from numba import njit, types
+from typing import Final
 
 from ..core import NUM_ACTIONS, NUM_CARDS
+from ._jit import F32s, I8s, I64s, kernel, popcount
+from .layout import OBS_NCONST
 
-_BASE = 14 * NUM_CARDS
-_NUM_CONST = 74
-_PICKUP_BIT = 1 << NUM_CARDS
+_BASE: Final = 14 * NUM_CARDS
+_NUM_CONST: Final = OBS_NCONST
+_PICKUP_BIT: Final = 1 << NUM_CARDS
 #: layout of a seat's table of a game (``SeatView.tab``, int64)
 TAB_REL = NUM_CARDS  # relative seat of each absolute seat (4, zero padded)
 TAB_OPEN = TAB_REL + 4  # 1 when every hand is open (Besicovitch)
@@ -53,26 +50,18 @@ I_DISC, I_TO_ACT, I_PHASE, I_TURNS, I_MASK_ANY, I_TAKE_MASK, I_TOP = 0, 1, 2, 3,
 I_HANDS = 11
 
 
-@njit(cache=True, inline="always")
-def _plane(out, p, m, tab):  # pragma: no cover - numba
+@kernel(inline=True)
+def _plane(out: F32s, p: int, m: int, tab: I64s) -> None:
     """Write 40-card plane ``p`` of ``out``: the bits of mask ``m``, relative order."""
     o = p * NUM_CARDS
     for i in range(NUM_CARDS):
         out[o + i] = (m >> tab[i]) & 1
 
 
-@njit(cache=True, inline="always")
-def _popcount(x):  # pragma: no cover - numba
-    """The number of set bits of ``x``."""
-    c = 0
-    while x:
-        x &= x - 1
-        c += 1
-    return c
-
-
-@njit(cache=True, inline="always")
-def _pickup_and_legal(tab, ints, to_act, ph, pm, np_):  # pragma: no cover - numba
+@kernel(inline=True)
+def _pickup_and_legal(
+    tab: I64s, ints: tuple[int, ...], to_act: int, ph: int, pm: int, np_: int
+) -> tuple[int, int, int]:
     """The cards a pickup would take (their count and mask: respond mode only) and
     the legal actions of the seat to act, as a mask of the 41 actions.
 
@@ -97,8 +86,10 @@ def _pickup_and_legal(tab, ints, to_act, ph, pm, np_):  # pragma: no cover - num
     return take, tm, legal
 
 
-@njit(cache=True, inline="always")
-def _card_planes(out, tab, ints, n, own, pm, tm):  # pragma: no cover - numba
+@kernel(inline=True)
+def _card_planes(
+    out: F32s, tab: I64s, ints: tuple[int, ...], n: int, own: int, pm: int, tm: int
+) -> None:
     """Write the 14 card planes of ``out`` (the layout of ``docs/envs.md``).
 
     Why apart (inlined, so free): the planes are the cards as the observer knows
@@ -127,8 +118,17 @@ def _card_planes(out, tab, ints, n, own, pm, tm):  # pragma: no cover - numba
     _plane(out, 12, ((1 << NUM_CARDS) - 1) & ~in_play, tab)
 
 
-@njit(cache=True, inline="always")
-def _scalars(out, tab, ints, n, to_act, ph, np_, take):  # pragma: no cover - numba
+@kernel(inline=True)
+def _scalars(
+    out: F32s,
+    tab: I64s,
+    ints: tuple[int, ...],
+    n: int,
+    to_act: int,
+    ph: int,
+    np_: int,
+    take: int,
+) -> None:
     """Write the scalars of ``out`` after the card planes: the constants of the
     game, then the hand sizes, who acts, the phase, the pile and the turn counter.
 
@@ -137,7 +137,7 @@ def _scalars(out, tab, ints, n, to_act, ph, np_, take):  # pragma: no cover - nu
         out[_BASE + i] = tab[TAB_CONST + i]
     for i in range(n):
         r = tab[TAB_REL + i]
-        c = _popcount(ints[I_HANDS + i])
+        c = popcount(ints[I_HANDS + i])
         out[_BASE + r] = c / NUM_CARDS
         out[_BASE + 8 + r] = 1.0 if c else 0.0
     if ph != 3:
@@ -149,8 +149,8 @@ def _scalars(out, tab, ints, n, to_act, ph, np_, take):  # pragma: no cover - nu
     out[_BASE + 58] = ints[I_TURNS] / cap if cap else 0.0
 
 
-@njit(cache=True)
-def encode_obs(out, mask_out, tab, ints):  # pragma: no cover - numba
+@kernel()
+def encode_obs(out: F32s, mask_out: I8s, tab: I64s, ints: tuple[int, ...]) -> None:
     """Write every entry of ``out`` (float32[634]) and, when it is not empty, of
     ``mask_out`` (int8[41]: the legal actions of the seat to act if
     ``ints[I_MASK_ANY]``, else only if the observer is to act, else zeros).
@@ -168,7 +168,7 @@ def encode_obs(out, mask_out, tab, ints):  # pragma: no cover - numba
         held |= ints[I_HANDS + i]
     own = ints[I_HANDS + seat]
     pm = tab[TAB_IN_PLAY] & ~(held | ints[I_DISC])
-    np_ = _popcount(pm)
+    np_ = popcount(pm)
     take, tm, legal = _pickup_and_legal(tab, ints, to_act, ph, pm, np_)
     _card_planes(out, tab, ints, n, own, pm, tm)
     _scalars(out, tab, ints, n, to_act, ph, np_, take)
@@ -177,36 +177,3 @@ def encode_obs(out, mask_out, tab, ints):  # pragma: no cover - numba
             legal = 0
         for a in range(NUM_ACTIONS):
             mask_out[a] = (legal >> a) & 1
-
-
-_KERNELS = {}
-
-
-def fresh_kernel(n: int) -> Callable[..., None]:
-    """The kernel's compiled entry point for C-contiguous float32/int8/int64 arrays
-    and ``n`` players (compiled on first use), or the dispatcher itself if this
-    numba does not expose it.  The entry point skips numba's type dispatch (about a
-    quarter of a call) but does not check the arrays' types, so only
-    :meth:`~svoi_kozyri.envs.encoding.HandEncoder.observe` calls it, with arrays it
-    has just made."""
-    k = _KERNELS.get(n)
-    if k is None:
-        ints = (0, 0, 3, 0, 0, -1, -1, -1, -1, -1, -1, *[0] * (2 * n))
-        out = np.empty(_BASE + _NUM_CONST, np.float32)
-        tab = np.zeros(TAB_SIZE, np.int64)
-        encode_obs(out, np.empty(NUM_ACTIONS, np.int8), tab, ints)
-        want = (
-            types.Array(types.float32, 1, "C"),
-            types.Array(types.int8, 1, "C"),
-            types.Array(types.int64, 1, "C"),
-            types.UniTuple(types.int64, len(ints)),
-        )
-        k = encode_obs
-        try:
-            res = encode_obs.overloads.get(want)
-            if res is not None:
-                k = res.entry_point
-        except AttributeError:  # pragma: no cover - another numba
-            pass
-        _KERNELS[n] = k
-    return k
