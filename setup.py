@@ -28,6 +28,10 @@ COMPILED = [
     "src/svoi_kozyri/bots/search/common.py",
     "src/svoi_kozyri/bots/search/ismcts.py",
     "src/svoi_kozyri/bots/search/pimc.py",
+    "src/svoi_kozyri/bots/search/proof.py",
+    "src/svoi_kozyri/bots/search/proofsearch.py",
+    "src/svoi_kozyri/bots/search/dfpn.py",
+    "src/svoi_kozyri/bots/search/fixpoint.py",
     "src/svoi_kozyri/bots/search/solver.py",
     "src/svoi_kozyri/bots/search/rules2p.py",
     "src/svoi_kozyri/bots/search/reduce.py",
@@ -58,9 +62,9 @@ def _ext_modules() -> list[object]:
     except Exception as exc:  # no compiler or mypyc: fall back to pure Python
         print(f"svoi-kozyri: building pure Python ({exc})", file=sys.stderr)
         return []
-
-
-setup(ext_modules=_ext_modules())
     sources = [src for ext in extensions for src in getattr(ext, "sources", [])]
     _keep_docstrings([src for src in sources if src.endswith(".c")])
     return extensions
+
+
+setup(ext_modules=_ext_modules())

@@ -98,17 +98,17 @@ def test_agrees_with_exhaustive_search_on_many_small_positions() -> None:
 def _reference_moves(s: State) -> dict[str, int]:
     """Each legal move's exact value for the mover, by the exhaustive reference."""
     out = {}
-    me = s.to_act_seat
+    me = s.to_act
     for m in s.legal_moves():
         c = s.copy()
         c.push_unchecked(m)
         if c.is_over:
-            r = c.result
+            r = c.outcome
             assert r is not None
             out[str(m)] = 0 if r.loser is None else (-1 if r.loser == me else 1)
         else:
             v = exhaustive_value(c)
-            out[str(m)] = v if c.to_act_seat == me else -v
+            out[str(m)] = v if c.to_act == me else -v
     return out
 
 
@@ -170,14 +170,14 @@ def test_compiled_fixpoint_agrees_with_the_python_one() -> None:
         root = fast._root(s)
         assert slow._root(s) == root
         for att in (root[4], 1 - root[4]):
-            assert fast._fixpoint(root, att) == slow._fixpoint(root, att), (i, s, att)
+            assert fast.fixpoint.decide(root, att) == slow.fixpoint.decide(root, att), (i, s, att)
 
 
 def test_compiled_fixpoint_grows_its_arrays_and_keeps_its_answers() -> None:
     """Arrays made tiny, so that every one of them grows many times (and a long
     list of waiting edges is woken over several calls): the same answers and
     steps as with the usual sizes, on positions of 10 to 12 cards."""
-    from svoi_kozyri.bots.search import _fixgraph
+    from svoi_kozyri._native import fixpoint
 
     rng = random.Random(34)
     game = Game(Rules(num_players=2))
@@ -185,23 +185,24 @@ def test_compiled_fixpoint_grows_its_arrays_and_keeps_its_answers() -> None:
         s = random_open(rng, game, rng.randint(10, 12))
         solver = Solver()
         h0, h1, pile, plen, p, phase = solver._root(s)
+        rules = solver.rules2p
         codes = [(pile >> (6 * (plen - 1 - k))) & 63 for k in range(plen)]
         got = []
         for capacity in (1 << 12, 1):
             for att in (0, 1):
-                g = _fixgraph.FixGraph(
-                    solver.beat,
-                    solver.req,
+                g = fixpoint.FixGraph(
+                    rules.beat,
+                    rules.req,
                     att,
-                    solver.draw_mode,
-                    solver.taker_leads,
-                    solver.face_new_top,
+                    rules.draw_mode,
+                    rules.taker_leads,
+                    rules.face_new_top,
                     capacity=capacity,
                 )
                 g.edges[3] = g.edges[3][:2]  # a stack of two entries to begin with
                 g.start(h0, h1, codes, p, phase)
                 r = g.step(1000)
-                while r == _fixgraph.SLICE:
+                while r == fixpoint.SLICE:
                     r = g.step(1000)
                 got.append((capacity, att, r, g.size, g.root_value(), g.root_steps()))
         half = len(got) // 2
@@ -220,19 +221,20 @@ def test_fixpoint_refutations_hold_in_any_context() -> None:
         root = solver._root(s)
         me = root[4]
         moves = s.legal_moves()
-        wm = solver._fixpoint(root, me)
-        picked = [solver._fix_move(root, moves, me)] if wm else []
-        wo = solver._fixpoint(root, 1 - me)
+        fixpoint = solver.fixpoint
+        wm = fixpoint.decide(root, me)
+        picked = [fixpoint.root_move(root, moves, me)] if wm else []
+        wo = fixpoint.decide(root, 1 - me)
         if not wo:
-            picked.append(solver._fix_move(root, moves, 1 - me))
+            picked.append(fixpoint.root_move(root, moves, 1 - me))
         assert wm in (0, 1) and wo in (0, 1) and not (wm and wo)
         value = 1 if wm else (-1 if wo else 0)
         assert value == ref, (i, s)
-        solver._fix_steps = ()  # the moves read back from the tables alone
+        fixpoint.steps = ()  # the moves read back from the tables alone
         if wm:
-            picked.append(solver._fix_move(root, moves, me))
+            picked.append(fixpoint.root_move(root, moves, me))
         if not wo:
-            picked.append(solver._fix_move(root, moves, 1 - me))
+            picked.append(fixpoint.root_move(root, moves, 1 - me))
         if picked:
             exact = _reference_moves(s)
             for m in picked:
@@ -301,16 +303,16 @@ def test_proven_wins_are_never_lost(quick: int) -> None:
         if solver.solve(s, 5.0).value != 1:
             continue
         wins += 1
-        me = s.to_act_seat
+        me = s.to_act
         while not s.is_over:
-            if s.to_act_seat == me:
+            if s.to_act == me:
                 move = solver.solve(s, 5.0).move
                 assert move is not None
             else:
                 move = rng.choice(s.legal_moves())
             s.push(move)
-        assert s.result is not None
-        assert s.result.loser is not None and s.result.loser != me
+        assert s.outcome is not None
+        assert s.outcome.loser is not None and s.outcome.loser != me
     assert wins > 130
 
 
@@ -352,7 +354,7 @@ def test_open_state_from_observation_only() -> None:
     assert full is not None and full.hands == s.hands
     assert open_state(observe(s, 1)) is None  # an out player cannot act
     s4 = g.new_hand(0, 1)
-    assert open_state(observe(s4, s4.to_act_seat)) is None
+    assert open_state(observe(s4, s4.to_act)) is None
     assert not is_open(s4)
 
 
@@ -405,9 +407,9 @@ def _repetition_seeker(s: State, rng: random.Random) -> Move:
         c = s.copy()
         c.push_unchecked(m)
         if c.is_over:
-            r = c.result
+            r = c.outcome
             assert r is not None
-            score = -1 if r.loser == s.to_act_seat else 1000
+            score = -1 if r.loser == s.to_act else 1000
         else:
             score = c.repetition_count()
         scored.append((score, rng.random(), m))
@@ -435,17 +437,17 @@ def test_proven_wins_are_converted_under_the_real_guards(quick: int) -> None:
         if solver.solve(s, 5.0).value != 1:
             continue
         wins += 1
-        with_history += bool(solver._danger)
-        me = s.to_act_seat
+        with_history += bool(solver.context.danger)
+        me = s.to_act
         while not s.is_over:
-            if s.to_act_seat == me:
+            if s.to_act == me:
                 move = solver.solve(s, 5.0).move
                 assert move is not None
             else:
                 move = _repetition_seeker(s, rng)
             s.push(move)
-        assert s.result is not None
-        assert s.result.loser is not None and s.result.loser != me, (i, s.result)
+        assert s.outcome is not None
+        assert s.outcome.loser is not None and s.outcome.loser != me, (i, s.outcome)
     assert wins > 40 and with_history >= 5, (wins, with_history)
 
 
@@ -456,15 +458,15 @@ def test_a_position_repeated_twice_already_counts_as_a_draw() -> None:
     s = position_from_text(g, {"A": "KS 7H", "B": "9H 6H QD 8C"}, "", "A", "free")
     cycle = ["lead 7H", "beat 9H lead 8C", "pickup", "lead 6H", "beat 9H lead 8C"]
     for m in cycle:
-        s.push(m)
+        s.push_text(m)
     # B to act: refusing returns to the start for the second time
-    s.push("pickup")
+    s.push_text("pickup")
     assert s.repetition_count() == 2 and not s.is_over
     for m in cycle:
-        s.push(m)
+        s.push_text(m)
     solver = Solver()
     res = solver.solve(s, None)
-    assert res.proven and solver._danger
+    assert res.proven and solver.context.danger
     # B's refusal would make the start position occur a third time: a draw now
     vals = {str(m): v for m, v in solver.move_values(s, None)}
     assert vals["pickup"] == 0

@@ -1,17 +1,17 @@
 """Kernels: the solver's least fixpoint of the reachable graph, compiled (numba);
 :class:`.fixpoint.FixGraph` is their typed facade.
 
-Why: :meth:`Solver._fixpoint_run` decides "can this player force a win?" over
-every position reachable from the root: a 16-card question meets about a million
-positions, a 20-card one ten to twenty million.  In Python (even compiled by mypyc)
+Why: ``Fixpoint._fixpoint_run`` (bots/search/fixpoint.py) decides "can this player force
+a win?" over every position reachable from the root: a 16-card question meets about a
+million positions, a 20-card one ten to twenty million.  In Python (even compiled by mypyc)
 each position costs about a kilobyte of lists and tuples and each edge about 2 µs;
 here a position is a row of a few flat arrays (about 130 bytes) and an edge a few
 hash probes, so the same computation runs about ten times faster (3 to 12 million
 edges a second) in a tenth of the memory.
 
-The algorithm is exactly :meth:`Solver._fixpoint_run`'s (Liu and Smolka's local
-least fixpoint: attacker nodes wait on all their children, defender nodes on one
-child at a time, the pickup first), on the same two-player rules step
+The algorithm is exactly that of ``Fixpoint._fixpoint_run`` (bots/search/fixpoint.py;
+Liu and Smolka's local least fixpoint: attacker nodes wait on all their children,
+defender nodes on one child at a time, the pickup first), on the same two-player rules step
 (:meth:`.rules2p.TwoPlayerRules.child`, ported here to the trie piles below: numba
 cannot call the mypyc-compiled original; ``tests/test_solver_differential.py``
 steps both on the same positions), with three differences that change no answer: the tables
@@ -347,7 +347,7 @@ def _new_node(
     keys: I64s,
     kid: I64s,
 ) -> int:
-    """:meth:`Solver._fix_node` without tables: make, settle or expand a node."""
+    """``Fixpoint._fix_node`` without tables: make, settle or expand a node."""
     H0, H1, PID, PP, PH, OR, VAL, RANK, BEST, WATCH, MAXR, CS, CN, DH, NHT = N
     EA, _DE, _DN, ST = E
     C = G[4]
@@ -517,8 +517,8 @@ def run(  # noqa: C901 - numba kernel: one compiled loop is the speed
     keys: I64s,
     kid: I64s,
 ) -> int:
-    """The fixpoint loop of :meth:`Solver._fixpoint_run` for at most ``budget``
-    edges: WON, REFUTED (no work left), SLICE (budget used) or GROW (an array
+    """The fixpoint loop of ``Fixpoint._fixpoint_run`` (bots/search/fixpoint.py) for at
+    most ``budget`` edges: WON, REFUTED (no work left), SLICE (budget used) or GROW (an array
     could overflow in the next step: ``caps`` are the capacities of nodes, node
     table, edges, deps, stack, piles, pile table; nothing was changed)."""
     N, G, E = _bare_nodes(N), _bare_piles(G), _bare_edges(E)
@@ -650,7 +650,7 @@ def probe(
 @kernel(nogil=True)
 def root_steps(N: Nodes, G: Piles, R: I64s, BEAT: I64s, REQ: I64s, root: int) -> tuple[int, int]:
     """The root's proving or refuting turn as (first step, second step or -1),
-    as :meth:`Solver._fixpoint_run` reads it (-1, -1: none)."""
+    as ``Fixpoint._fixpoint_run`` (bots/search/fixpoint.py) reads it (-1, -1: none)."""
     H0, H1, PID, PP, PH, _OR, VAL, _RANK, BEST, _WATCH, _MAXR, _CS, _CN, _DH, NHT = N
     a = BEST[root]
     if a < 0:
