@@ -1,3 +1,4 @@
+// @ts-check
 // Analysis after a hand (/analysis?table=ID&hand=N, or a record file opened here).
 // The server sends every step as this viewer saw it (their seat's token from the
 // store, or none for a spectator) with the library's ratings; this page draws the
@@ -11,6 +12,8 @@ import { cardImg, draw, startPage, suitsText } from "./page.js";
 import { store } from "./store.js";
 
 const params = new URLSearchParams(location.search);
+/** @type {{table: string | null, ms: number | null, hand: number, data: any, error: string | null,
+ *   loading: boolean, step: number, recordText: string | null, fileName: string | null}} */
 const state = {
   table: params.get("table"),
   ms: params.get("ms") ? Number(params.get("ms")) : null, // rating time per turn (server default if unset)
@@ -98,6 +101,7 @@ async function load() {
       if (state.ms) query.set("ms", String(state.ms));
       const q = query.toString() ? `?${query}` : "";
       // the seat token goes in a header: tokens never travel in URLs
+      /** @type {Record<string, string>} */
       const headers = token ? { "X-Seat-Token": token } : {};
       state.data = await request("GET", `/api/tables/${encodeURIComponent(state.table)}/hands/${state.hand}/analysis${q}`, undefined, headers);
     } else if (state.recordText !== null) {

@@ -1,3 +1,4 @@
+// @ts-check
 // Pure helpers of the table: cards, legal moves, seat layout, move and result
 // texts.  No DOM and no globals, so the Node unit tests (tests/js) run them;
 // texts go through the `t` function passed in.

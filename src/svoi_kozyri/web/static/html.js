@@ -1,3 +1,4 @@
+// @ts-check
 // The view library: Preact with htm tagged templates (vendored ES modules in
 // ./vendor, no build step; imported by relative path, so no inline import map is
 // needed and the Content-Security-Policy can forbid inline scripts).  Components import `html` and the hooks from here.

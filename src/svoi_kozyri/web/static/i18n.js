@@ -1,3 +1,4 @@
+// @ts-check
 // Message catalogues: every user-visible string of the web client comes from
 // static/i18n/<lang>.json through t(key, params).  The catalogues are flat
 // objects of keys ("table.yourTurn") to ICU-ish strings with {name} parameters;

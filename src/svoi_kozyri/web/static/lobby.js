@@ -1,3 +1,4 @@
+// @ts-check
 // The first screen: a name, "Play now" against bots in one click, the open
 // tables, and the full table form folded away.  The rules options, their
 // allowed values and defaults come from the server (GET /api/rules-options,
@@ -230,7 +231,7 @@ export function Lobby() {
           e.preventDefault();
           const panel = document.getElementById("play-people-panel");
           panel?.scrollIntoView({ behavior: "smooth", block: "start" });
-          panel?.querySelector("select, button")?.focus({ preventScroll: true });
+          /** @type {HTMLElement | null | undefined} */ (panel?.querySelector("select, button"))?.focus({ preventScroll: true });
         }}>${t("lobby.playPeople")}</a>
       </div>
       <p class="small muted">${t("lobby.playNowHint", { bot: botName(bots.default, t), count: lossDefault })}</p>

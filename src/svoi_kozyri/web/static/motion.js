@@ -1,3 +1,4 @@
+// @ts-check
 // Motion and sound: a card flies from the player to the pile, a pickup sweeps
 // cards to the taker, announcements for going out.  prefers-reduced-motion
 // turns the flights off (the table then changes at once); sounds are off until

@@ -1,3 +1,4 @@
+// @ts-check
 // The one place where the browser keeps things: the seat tokens (a seat belongs
 // to its secret token, see docs/protocol.md), the player's name, the last table
 // settings, the sound choice, the theme and notifications.  localStorage can be missing or full (private

@@ -1,3 +1,4 @@
+// @ts-check
 // The card table: seats around a felt in play order (the viewer at the bottom),
 // the pile in the middle with what a refusal takes, the viewer's fanned hand,
 // the actions, the log and the score.  It only ever renders the view the
@@ -450,7 +451,7 @@ function InvitePanel({ tableId, inline }) {
     try {
       await navigator.clipboard.writeText(invite);
     } catch {
-      document.getElementById("invite-link")?.select();
+      /** @type {HTMLInputElement | null} */ (document.getElementById("invite-link"))?.select();
       document.execCommand?.("copy");
     }
     setCopied(true);
@@ -486,6 +487,7 @@ function TableHead({ view, tableId, conn, readOnly, token, chat }) {
 
 function announceText(prev, view) {
   // what changed between two views of the same hand, for the live region and the motion
+  /** @type {{entries: any[], outs: number[]}} */
   const out = { entries: [], outs: [] };
   if (!prev?.hand || !view.hand || prev.hand.number !== view.hand.number) return out;
   const before = prev.hand.log_start + prev.hand.log.length;
@@ -560,7 +562,7 @@ function Toast({ text }) {
 
 /** The whole table for one view. `send(msg)` sends a client message; `readOnly`
  * for replays (no clocks, no actions, no connection state). */
-export function Table({ view, tableId, conn = "connected", send = () => {}, readOnly = false, flash = "", hint = null, hintRating = null, clearHint = () => {}, chat = null }) {
+export function Table({ view, tableId, conn = "connected", send = /** @type {(msg: any) => void} */ (() => {}), readOnly = false, flash = "", hint = null, hintRating = null, clearHint = () => {}, chat = null }) {
   const [selectedBeat, setSelectedBeatNow] = useState(null);
   // the second card of a two-card turn on a touch screen: shown, not yet sent
   const [pending, setPending] = useState(null);
