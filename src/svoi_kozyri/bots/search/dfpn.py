@@ -10,61 +10,26 @@ function is a hot loop.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from ...core import LEAD, Move
 from .proof import BIG as _BIG
-from .proof import NO_PROOF, Proof, Root, SearchContext, SolverTimeout, move_of
-from .rules2p import TwoPlayerRules, pos_key
+from .proof import NO_PROOF, PathSearch, Proof, Root, SearchContext, SolverTimeout, move_of
+from .rules2p import pos_key
 
 
 class _SliceOver(Exception):
     """Raised inside df-pn when a search slice has used its nodes."""
 
 
-class Dfpn:
+class Dfpn(PathSearch):
     """Depth-first proof-number search of one boolean question at a time."""
 
     def __init__(self, ctx: SearchContext) -> None:
-        self.ctx = ctx
-        self.nodes = 0
-        self.rules2p: TwoPlayerRules = ctx.rules
-        self._tables: list[dict[int, list[int]]] = ctx.tables
-        self._danger: set[int] = ctx.danger
-        self.clock: Callable[[], float] = ctx.clock
-        self._deadline = ctx.deadline
-        self.max_table = ctx.max_table
+        super().__init__(ctx)
+        # _tmp here: key -> (lowest, highest repetition index, generation of the
+        # highest one's path entry, refuting step)
         self._serial = 0
         self._stop = 0
         self._slice_end = 0
-        self._path: dict[int, int] = {}
-        self._gens: list[int] = [0] * 64
-        self._gen = 0
-        # path-dependent refutations: key -> (lowest, highest repetition index,
-        # generation of the highest one's path entry, refuting step)
-        self._tmp: dict[int, tuple[int, int, int, int]] = {}
-        self._table: dict[int, list[int]] = {}
-        self._other: dict[int, list[int]] = {}
-        self._att = 0
-        self._rmin = _BIG
-        self._rmax = -1
-
-    def bind(self) -> None:
-        """Copy what the hot loops read per node from the shared context into
-        native attributes of this object (a question starts: the solver may have
-        changed seats, tables, guard or deadline since the last one)."""
-        ctx = self.ctx
-        self.rules2p = ctx.rules
-        self._tables = ctx.tables
-        self._danger = ctx.danger
-        self.clock = ctx.clock
-        self._deadline = ctx.deadline
-        self.max_table = ctx.max_table
-
-    def release(self) -> None:
-        """Drop the working state of the last question (the tables stay)."""
-        self._path = {}
-        self._tmp = {}
 
     def prove(self, root: Root, moves: list[Move], me: int, att: int, nodes: int) -> Proof:
         """A slice of about ``nodes`` nodes on "can ``att`` force a win?" from the

@@ -13,13 +13,12 @@ loop is hot.
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable
 from typing import Any
 
 from ...core import LEAD, PICKUP, RESPOND, Move
 from .proof import BIG as _BIG
-from .proof import NO_PROOF, Proof, Root, SearchContext, SolverTimeout, move_of
-from .rules2p import TwoPlayerRules, pile_codes, pos_key
+from .proof import NO_PROOF, Algorithm, Proof, Root, SearchContext, SolverTimeout, move_of
+from .rules2p import pile_codes, pos_key
 
 #: The fixpoint computation gives up beyond this many positions (about 1 KB each).
 MAX_GRAPH = 1_500_000
@@ -52,7 +51,7 @@ def _fixgraph() -> Any:
     return _fixgraph_module or None
 
 
-class Fixpoint:
+class Fixpoint(Algorithm):
     """The least fixpoint of the reachable graph, one boolean question at a time.
 
     ``rank`` and ``steps`` describe the last computation's root: the rank of its
@@ -60,17 +59,10 @@ class Fixpoint:
     refuting turn's steps, when the computation recorded them."""
 
     def __init__(self, ctx: SearchContext, compiled: bool = True) -> None:
-        self.ctx = ctx
+        super().__init__(ctx)
         self.compiled = compiled
-        self.nodes = 0
         self.rank = 0
         self.steps: tuple[int, ...] = ()
-        self.rules2p: TwoPlayerRules = ctx.rules
-        self._tables: list[dict[int, list[int]]] = ctx.tables
-        self._danger: set[int] = ctx.danger
-        self.clock: Callable[[], float] = ctx.clock
-        self._deadline = ctx.deadline
-        self.max_table = ctx.max_table
         self.beat: list[list[int]] = ctx.rules.beat
         self._att = 0
         # the state of one fixpoint computation (see decide)
@@ -95,17 +87,9 @@ class Fixpoint:
         self._graph_of: object = None
 
     def bind(self) -> None:
-        """Copy what the hot loops read per node from the shared context into
-        native attributes of this object (a question starts: the solver may have
-        changed seats, tables, guard or deadline since the last one)."""
-        ctx = self.ctx
-        self.rules2p = ctx.rules
-        self._tables = ctx.tables
-        self._danger = ctx.danger
-        self.clock = ctx.clock
-        self._deadline = ctx.deadline
-        self.max_table = ctx.max_table
-        self.beat = ctx.rules.beat
+        """:meth:`Algorithm.bind`, and the beat table of the seat pair."""
+        super().bind()
+        self.beat = self.ctx.rules.beat
 
     def release(self) -> None:
         """Free the compiled fixpoint's arrays: kept only within one solve call."""

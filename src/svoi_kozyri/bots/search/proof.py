@@ -78,6 +78,61 @@ def _no_clock() -> float:
     return 0.0
 
 
+class Algorithm:
+    """What every algorithm reads from the shared :class:`SearchContext` in its hot
+    loops, copied into native attributes of its own.
+
+    Why copies: the hot loops read the tables, the guard and the clock once per
+    node, and an attribute of ``self`` is one native load where ``self.ctx.x`` is
+    two.  :meth:`bind` refreshes them when a question starts (the solver may have
+    changed seats, tables, guard or deadline since the last one).  Each algorithm
+    counts its own nodes; the solver adds them up."""
+
+    def __init__(self, ctx: SearchContext) -> None:
+        self.ctx = ctx
+        self.nodes = 0
+        self.rules2p: TwoPlayerRules = ctx.rules
+        self._tables: list[dict[int, list[int]]] = ctx.tables
+        self._danger: set[int] = ctx.danger
+        self.clock: Callable[[], float] = ctx.clock
+        self._deadline = ctx.deadline
+        self.max_table = ctx.max_table
+
+    def bind(self) -> None:
+        """Copy what the hot loops read per node from the shared context."""
+        ctx = self.ctx
+        self.rules2p = ctx.rules
+        self._tables = ctx.tables
+        self._danger = ctx.danger
+        self.clock = ctx.clock
+        self._deadline = ctx.deadline
+        self.max_table = ctx.max_table
+
+
+class PathSearch(Algorithm):
+    """An algorithm that searches paths (the depth-first win search and df-pn):
+    the positions on the current path for the repetition rule, with their
+    generations, and the refutations that hold only on such a path."""
+
+    def __init__(self, ctx: SearchContext) -> None:
+        super().__init__(ctx)
+        self._path: dict[int, int] = {}
+        self._gens: list[int] = [0] * 64
+        self._gen = 0
+        # path-dependent refutations: key -> four ints (see each algorithm)
+        self._tmp: dict[int, tuple[int, int, int, int]] = {}
+        self._table: dict[int, list[int]] = {}
+        self._other: dict[int, list[int]] = {}
+        self._att = 0
+        self._rmin = BIG
+        self._rmax = -1
+
+    def release(self) -> None:
+        """Drop the working state of the last question (the tables stay)."""
+        self._path = {}
+        self._tmp = {}
+
+
 @dataclass(frozen=True)
 class Proof:
     """What one algorithm proved about one position, from the point of view of the

@@ -10,56 +10,21 @@ node function is the solver's innermost loop.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from ...core import LEAD, Move
 from .proof import BIG as _BIG
-from .proof import NO_PROOF, Proof, Root, SearchContext, SolverTimeout
-from .rules2p import TwoPlayerRules, pos_key
+from .proof import NO_PROOF, PathSearch, Proof, Root, SearchContext, SolverTimeout
+from .rules2p import pos_key
 
 
-class WinSearch:
+class WinSearch(PathSearch):
     """Iterative-deepening depth-first search of one boolean question at a time,
     over the step-level actions of the two-player rules."""
 
     def __init__(self, ctx: SearchContext) -> None:
-        self.ctx = ctx
-        self.nodes = 0
-        self.rules2p: TwoPlayerRules = ctx.rules
-        self._tables: list[dict[int, list[int]]] = ctx.tables
-        self._danger: set[int] = ctx.danger
-        self.clock: Callable[[], float] = ctx.clock
-        self._deadline = ctx.deadline
-        self.max_table = ctx.max_table
-        self._path: dict[int, int] = {}
-        self._gens: list[int] = [0] * 64
-        self._gen = 0
-        # path-dependent refutations: key -> (depth, lowest, highest repetition
-        # index, generation of the highest one's path entry)
-        self._tmp: dict[int, tuple[int, int, int, int]] = {}
-        self._table: dict[int, list[int]] = {}
-        self._other: dict[int, list[int]] = {}
-        self._att = 0
-        self._rmin = _BIG
-        self._rmax = -1
+        super().__init__(ctx)
+        # _tmp here: key -> (depth, lowest, highest repetition index, generation of
+        # the highest one's path entry)
         self._rhz = False
-
-    def bind(self) -> None:
-        """Copy what the hot loops read per node from the shared context into
-        native attributes of this object (a question starts: the solver may have
-        changed seats, tables, guard or deadline since the last one)."""
-        ctx = self.ctx
-        self.rules2p = ctx.rules
-        self._tables = ctx.tables
-        self._danger = ctx.danger
-        self.clock = ctx.clock
-        self._deadline = ctx.deadline
-        self.max_table = ctx.max_table
-
-    def release(self) -> None:
-        """Drop the working state of the last question (the tables stay)."""
-        self._path = {}
-        self._tmp = {}
 
     def prove(self, root: Root, moves: list[Move], me: int, att: int, depth: int) -> Proof:
         """The question "can ``att`` force a win within ``depth`` steps?" from the
