@@ -309,6 +309,25 @@ class Solver:
         self.fixpoint = Fixpoint(ctx, compiled_fixpoint)
         self.dfpn = Dfpn(ctx)
 
+    def __reduce__(self) -> tuple[Callable[..., Solver], tuple[object, ...]]:
+        """A solver pickles as its settings (bots holding one are sent to worker
+        processes and pickled by the environments): the copy starts with empty
+        transposition tables, which are a cache of exact facts, so its values are
+        the same.  Why explicit: the algorithms' shared context is built from
+        these settings, and the compiled classes cannot be rebuilt from their
+        attributes without them."""
+        return (
+            _solver,
+            (
+                self.max_table,
+                self.tables,
+                self.quick_depth,
+                self.max_graph,
+                self.compiled_fixpoint,
+                self.clock,
+            ),
+        )
+
     @property
     def nodes(self) -> int:
         """Positions searched by all the algorithms so far (each counts its own:
@@ -680,3 +699,17 @@ def _reference_values(edges: _RefEdges) -> dict[_RefKey, int]:
                 value[k] = -1
                 changed = True
     return value
+
+
+def _solver(
+    max_table: int,
+    tables: EndgameTables | None,
+    quick_depth: int,
+    max_graph: int,
+    compiled_fixpoint: bool,
+    clock: Callable[[], float],
+) -> Solver:
+    """A solver with these settings (what :meth:`Solver.__reduce__` pickles)."""
+    solver = Solver(max_table, tables, quick_depth, max_graph, compiled_fixpoint)
+    solver.clock = clock
+    return solver
