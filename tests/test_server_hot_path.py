@@ -30,12 +30,12 @@ pytestmark = pytest.mark.timeout(120)
 _names = itertools.count()
 
 
-@pytest.fixture
 def _move(n: int) -> MoveEvent:
     """A distinct event to store (the store checks versions, not moves)."""
     return MoveEvent(seat=n % 2, move=f"lead {6 + n}S")
 
 
+@pytest.fixture
 def store(postgres_url: str) -> Iterator[Store]:  # noqa: F811
     """A fresh, migrated database of its own for each test."""
     import psycopg
