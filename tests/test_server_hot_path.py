@@ -85,9 +85,9 @@ def test_append_checks_the_version_and_notifies_only_what_it_stored(store: Store
     listener.close()
     assert heard == ["first", "third"]
     # the synchronous path (same statement through SQLAlchemy) agrees
-    store.append_event("t1", 2, {"kind": "x", "n": 4}, "finished", notify="")
+    store.append_event("t1", 2, _move(4), "finished", notify="")
     with pytest.raises(StaleVersionError):
-        store.append_event("t1", 2, {"kind": "x", "n": 5}, "finished", notify="")
+        store.append_event("t1", 2, _move(5), "finished", notify="")
     assert store.versions(["t1"]) == {"t1": 3}
 
 
@@ -209,9 +209,7 @@ def test_a_refused_commit_refuses_the_ones_behind_it_and_reloads(store: Store) -
         seat = game.state.to_act
         assert seat is not None
         other_move = str(game.state.legal_moves()[-1])
-        store.append_event(
-            table_id, 1, {"kind": "move", "seat": seat, "move": other_move, "by": "player"}, "x"
-        )
+        store.append_event(table_id, 1, MoveEvent(seat=seat, move=other_move), "x")
         mine = game.prepare_move(seat, str(game.state.legal_moves()[0]))
         t1 = asyncio.create_task(hub.master.commit(live, mine.event, mine))
         await asyncio.sleep(0.02)
