@@ -94,5 +94,6 @@ def test_a_host_killed_and_a_rolling_restart_lose_and_double_nothing() -> None:
         assert w.reconnects and max(w.reconnects) <= hosts.RECONNECT_LIMIT_S, w
         assert max(w.stalls) <= hosts.RECONNECT_LIMIT_S, w
     assert max(rolling.reconnects) < 2.0, "a 1012 reconnects at once"
-    assert out.backup_events[0] == out.backup_events[1] > 0
+    before, restored, after = out.backup_events  # play goes on during the dump
+    assert 0 < before <= restored <= after
     assert out.ok()
