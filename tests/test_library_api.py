@@ -307,3 +307,12 @@ def test_more_bad_library_input_is_a_svoi_kozyri_error() -> None:
         state.copy().pop()
     with pytest.raises(SvoiKozyriError):
         state.copy().pop()
+
+
+def test_phase_enum_and_the_engine_constants_agree() -> None:
+    """The compiled loop compares plain ints and the notations print PHASE_NAMES;
+    the Phase enum must name the same values with the same words."""
+    from svoi_kozyri.core import FREE, LEAD, OVER, PHASE_NAMES, RESPOND, Phase
+
+    assert [int(p) for p in Phase] == [FREE, RESPOND, LEAD, OVER]
+    assert tuple(p.label for p in Phase) == PHASE_NAMES
