@@ -246,6 +246,10 @@ class Cluster:
         """The notification sent with a chat message (same transaction as its row)."""
         return self._payload("chat", table_id, m=message)
 
+    def note_bans(self) -> str:
+        """The notification sent with a ban or its lifting (same transaction)."""
+        return self._payload("bans", "")
+
     # -- leases ----------------------------------------------------------------------
 
     def may_act(self, live: LiveTable) -> bool:
@@ -471,6 +475,9 @@ class Cluster:
         kind, table_id = msg.get("k"), str(msg.get("t"))
         if kind == "bye":
             self._gone(str(msg.get("o")))
+            return
+        if kind == "bans":
+            self.host.bans_changed()
             return
         loading = self._loading.get(table_id)
         if loading is not None:

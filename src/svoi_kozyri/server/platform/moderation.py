@@ -14,7 +14,7 @@ did it, to whom and why:
 * **ban** an account, for some minutes or until lifted: every session of the
   account is deleted at once (it is logged out on every device), a log-in is
   refused with 403 ``banned``, and a seat it holds at a table can no longer act
-  or chat (the hub asks :meth:`Moderation.seat_refusal` before each move);
+  or chat (the hub asks :class:`BanGate` before each move or hint);
 * **mute** an account: its chat lines and challenges are refused (``muted``);
 * **lift** a sanction before it expires (an expired one simply stops counting);
 * **close a table**: a ``close`` event ends it through the table layer (the
@@ -32,8 +32,13 @@ report takes a token of the shared rate limit (:meth:`~.players.Players.limiter`
 
 Nothing secret reaches an answer or an audit line: no session, seat token,
 password hash or card (a moderator watching a table sees what any spectator
-sees).  Every state is a row in the database, read at each request or message,
-so a ban made through one server process holds at every other at once.
+sees).  Every state is a row in the database, read at each request, so a ban
+made through one server process holds at every other at once.  The one check on
+the hot path, whether a seat may move (:class:`BanGate`), answers from memory: the
+bans in force are few, read in one statement when a ban is made or lifted (every
+process hears of it through the notification sent in the same transaction) and
+at least every :data:`BAN_REFRESH_S` seconds (issue 26, item 6: the query per
+move was a sixth of the server's CPU).
 """
 
 from __future__ import annotations
@@ -65,6 +70,7 @@ from .accounts import AccountError, User, username_key
 from .players import Players
 
 __all__ = [
+    "BanGate",
     "Moderation",
     "ModerationError",
     "chat_refusal",
@@ -84,6 +90,12 @@ MAX_MINUTES = 366 * 24 * 60
 PAGE = 50
 """Rows per page of the queue, the sanctions and the audit log."""
 RATE_PURPOSE = "report"
+BAN_REFRESH_S = 2.0
+"""The longest a process answers the seat gate from its copy of the bans in force
+(the notification of a ban or a lifting refreshes it at once; this bounds a lost
+notification, as the tables' safety net does for events)."""
+SEAT_CACHE = 50_000
+"""Seats whose account the gate remembers (cleared when full)."""
 
 
 class ModerationError(AccountError):
@@ -192,14 +204,81 @@ def chat_refusal(engine: Engine, table_id: str, seat: int) -> tuple[str, str] | 
     return what, f"this account is {what} {_until(row.expires)}"
 
 
-def seat_refusal(engine: Engine, table_id: str, seat: int) -> tuple[str, str] | None:
-    """``(code, message)`` when the account at ``seat`` is banned (it may not act)."""
-    with engine.connect() as conn:
-        uid = _seat_user(conn, table_id, seat)
-        row = _sanction_of(conn, uid, ("ban",)) if uid is not None else None
-    if row is None:
-        return None
-    return "banned", f"this account is banned {_until(row.expires)}"
+class BanGate:
+    """Whether a seat may act, answered from memory (the hub's seat gate).
+
+    :meth:`known` answers at once when it can: with no ban in force (the usual
+    case) every seat may act; with some, a seat whose account is remembered is
+    checked against them.  Otherwise (the copy is older than
+    :data:`BAN_REFRESH_S`, or the seat's account was not read yet) the hub asks
+    :meth:`lookup` in a thread, which reads what is missing.  Which account
+    holds a seat never changes once linked (``link_seat`` refuses another), so
+    it is kept; that a seat has no account (a guest, who may still register and
+    claim it) is kept only as long as the copy of the bans.
+    """
+
+    def __init__(self, engine: Engine, refresh_s: float = BAN_REFRESH_S) -> None:
+        self.engine = engine
+        self.refresh_s = refresh_s
+        self._bans: dict[int, float | None] = {}
+        self._read_at = -float("inf")
+        self._seats: dict[tuple[str, int], int | None] = {}
+        self._generation = 0
+
+    def invalidate(self) -> None:
+        """A ban was made or lifted: read the bans again before the next answer."""
+        self._read_at = -float("inf")
+        self._generation += 1
+
+    def known(self, table_id: str, seat: int) -> tuple[bool, tuple[str, str] | None]:
+        """``(True, refusal)`` when memory answers (refusal None: the seat may
+        act), ``(False, None)`` when :meth:`lookup` must read."""
+        if time.monotonic() - self._read_at > self.refresh_s:
+            return False, None
+        if not self._bans:
+            return True, None
+        key = (table_id, seat)
+        if key not in self._seats:
+            return False, None
+        return True, self._refusal(self._seats[key])
+
+    def lookup(self, table_id: str, seat: int) -> tuple[str, str] | None:
+        """Read what memory lacks (the bans, the seat's account) and answer."""
+        if time.monotonic() - self._read_at > self.refresh_s:
+            self._read_bans()
+        key = (table_id, seat)
+        if self._bans and key not in self._seats:
+            with self.engine.connect() as conn:
+                uid = _seat_user(conn, table_id, seat)
+            if len(self._seats) >= SEAT_CACHE:
+                self._seats.clear()
+            self._seats[key] = uid
+        return self._refusal(self._seats.get(key))
+
+    def _read_bans(self) -> None:
+        generation, started = self._generation, time.monotonic()
+        t = sanctions_t
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                select(t.c.user_id, t.c.expires).where(t.c.kind == "ban", _in_force(time.time()))
+            ).all()
+        bans: dict[int, float | None] = {}
+        for r in rows:  # the longest ban of each account
+            old = bans.get(int(r.user_id), 0.0)
+            bans[int(r.user_id)] = None if old is None or r.expires is None else max(old, r.expires)
+        self._bans = bans
+        # guests' seats may have been claimed by an account meanwhile
+        self._seats = {k: v for k, v in self._seats.items() if v is not None}
+        if generation == self._generation:  # no ban made while this was read
+            self._read_at = started
+
+    def _refusal(self, uid: int | None) -> tuple[str, str] | None:
+        if uid is None or uid not in self._bans:
+            return None
+        expires = self._bans[uid]
+        if expires is not None and expires <= time.time():
+            return None
+        return "banned", f"this account is banned {_until(expires)}"
 
 
 def refuse_muted(engine: Engine, user_id: int) -> None:
@@ -268,6 +347,8 @@ class Moderation:
     def __init__(self, players: Players) -> None:
         self.players = players
         self.engine = players.store.engine
+        self.gate = BanGate(self.engine)
+        """The hub's seat gate: whether a seat's account is banned, from memory."""
 
     # -- roles and checks ----------------------------------------------------------
 
@@ -297,10 +378,6 @@ class Moderation:
             row = _sanction_of(conn, user.id, ("ban",))
         if row is not None:
             raise ModerationError("banned", f"this account is banned {_until(row.expires)}", 403)
-
-    def seat_refusal(self, table_id: str, seat: int) -> tuple[str, str] | None:
-        """Whether a seat's account may not act (the hub's gate, :func:`seat_refusal`)."""
-        return seat_refusal(self.engine, table_id, seat)
 
     # -- sanctions -----------------------------------------------------------------
 
@@ -340,7 +417,10 @@ class Moderation:
             )
             sid = int(res.inserted_primary_key[0])  # type: ignore[index]
             _audit(conn, actor, kind, row.username, f"{_until(expires)}; {reason}")
-        if kind == "ban":  # logged out everywhere, at once (the rows are gone)
+            if kind == "ban":
+                self._note_bans(conn)
+        if kind == "ban":
+            self.gate.invalidate()  # logged out everywhere, at once (the rows are gone)
             user = self.players.accounts.user_by_id(uid)
             if user is not None:
                 self.players.accounts.revoke_all(user)
@@ -364,6 +444,15 @@ class Moderation:
             if row is None or done.rowcount != 1:
                 raise ModerationError("no_sanction", "no such sanction in force", 404)
             _audit(conn, actor, "lift", row.username, f"{row.kind} #{sanction_id}")
+            if row.kind == "ban":
+                self._note_bans(conn)
+        self.gate.invalidate()
+
+    def _note_bans(self, conn: Connection) -> None:
+        """Tell the other processes (with this transaction) to read the bans again."""
+        note = self.players.hub.peer.note_bans()
+        if note:
+            conn.execute(_NOTIFY, {"c": CHANNEL, "p": note})
 
     def sanctions(self) -> list[dict[str, Any]]:
         """The sanctions in force, newest first."""

@@ -65,6 +65,11 @@ class TableHost(Protocol):
         """A chat message another process stored: pass it to the viewers here."""
         ...
 
+    def bans_changed(self) -> None:
+        """Another process banned an account or lifted a ban: forget what this
+        process remembers of the bans in force (the hub's seat gate)."""
+        ...
+
 
 class TablePeer(Protocol):
     """This process's part in sharing the tables with the other processes."""
@@ -98,6 +103,10 @@ class TablePeer(Protocol):
 
     def note_chat(self, table_id: str, message: dict[str, Any]) -> str:
         """The notification stored with a chat message ("" when nobody listens)."""
+        ...
+
+    def note_bans(self) -> str:
+        """The notification stored with a ban or its lifting ("" when nobody listens)."""
         ...
 
     def announce_new(self, table_id: str) -> None:
@@ -157,6 +166,10 @@ class LocalPeer:
         return ""
 
     def note_chat(self, table_id: str, message: dict[str, Any]) -> str:
+        """No notification: nobody listens."""
+        return ""
+
+    def note_bans(self) -> str:
         """No notification: nobody listens."""
         return ""
 

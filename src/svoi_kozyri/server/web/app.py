@@ -169,7 +169,7 @@ def create_app(
     )
     app.state.hub = hub
     players = install_players(app, hub, store, accounts, tournaments)
-    hub.seat_gate = app.state.moderation.seat_refusal  # a banned account's seat does not act
+    hub.seat_gate = app.state.moderation.gate  # a banned account's seat does not act
     app.add_middleware(BodyLimitMiddleware, limits=body_limits())
     app.add_middleware(SecurityHeadersMiddleware, origins=list(public_origins))
     # outermost: every other part sees the client's address as configured

@@ -22,8 +22,8 @@ import contextlib
 import logging
 import random
 import time
-from collections.abc import Callable, Coroutine, Sequence
-from typing import Any
+from collections.abc import Coroutine, Sequence
+from typing import Any, Protocol
 
 from fastapi import WebSocket, WebSocketDisconnect
 
@@ -76,6 +76,23 @@ COMMIT_WAIT_S = 5.0
 """At the stop, the longest wait for the events being stored to be committed."""
 
 
+class SeatGate(Protocol):
+    """Whether a seat may act (a banned account's may not): answered from memory
+    when it can, so a move costs no database read (issue 26, item 6)."""
+
+    def known(self, table_id: str, seat: int) -> tuple[bool, tuple[str, str] | None]:
+        """``(True, refusal)`` from memory (None: it may act), or ``(False, None)``."""
+        ...
+
+    def lookup(self, table_id: str, seat: int) -> tuple[str, str] | None:
+        """The answer read from the database (called in a thread)."""
+        ...
+
+    def invalidate(self) -> None:
+        """Bans changed: read them again before the next answer."""
+        ...
+
+
 class Hub:
     """Owns the store and every live table of this process."""
 
@@ -115,10 +132,10 @@ class Hub:
         """Creations and joins, per purpose, in the database (every process shares it)."""
         self.message_limit = RateLimiter(self.limits.message_burst, self.limits.message_rate)
         self.signer = LinkSigner(store.server_secret())
-        self.seat_gate: Callable[[str, int], tuple[str, str] | None] | None = None
+        self.seat_gate: SeatGate | None = None
         """Whether a seat may not act, as ``(code, message)``: the app sets it to
-        the moderation's check (a banned account's seat), read in a thread before
-        each move or hint, so a ban made at another process holds at once."""
+        the moderation's :class:`~..platform.moderation.BanGate` (a banned
+        account's seat), asked before each move or hint."""
 
     @property
     def engines(self) -> EnginePool:
@@ -242,6 +259,11 @@ class Hub:
     def deliver_chat(self, live: LiveTable, message: dict[str, Any]) -> None:
         """Pass a chat message stored at another process to the players here."""
         self.scheduler.spawn(chat.deliver(self.store, live, message))
+
+    def bans_changed(self) -> None:
+        """Another process banned an account or lifted a ban."""
+        if self.seat_gate is not None:
+            self.seat_gate.invalidate()
 
     # -- HTTP actions ------------------------------------------------------------------
 
@@ -542,7 +564,9 @@ class Hub:
         gate = self.seat_gate
         if gate is None or conn.seat is None:
             return False
-        refusal = await asyncio.to_thread(gate, table_id, conn.seat)
+        known, refusal = gate.known(table_id, conn.seat)
+        if not known:  # a database read: off the event loop
+            refusal = await asyncio.to_thread(gate.lookup, table_id, conn.seat)
         if refusal is None:
             return False
         conn.send(error_text(*refusal))
