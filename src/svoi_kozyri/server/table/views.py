@@ -24,6 +24,7 @@ from ...core import (
     observe,
     seat_name,
 )
+from ...core.moves import decode_log_entry
 from ..wire.schemas import HandView, LogEntry, ResultView, SeatView, SessionView, TableView
 from .game import TableGame
 
@@ -34,8 +35,44 @@ HANDS_LIMIT = 10
 defect 2: the whole list made every message grow with the session)."""
 
 
+LOG_CACHE = 100_000
+"""Log entries kept built (cleared when full): an entry is the same for every
+viewer and every later view of its hand, so each is built once, not once per
+view (issue 26, item 6: building the last 100 turns was most of a view's cost)."""
+_log_entries: dict[tuple[int, str], LogEntry] = {}
+
+
+def _log_entry(code: int, by: str) -> LogEntry:
+    """The view of one turn of the log (its engine code and who chose it), built once."""
+    key = (code, by)
+    entry = _log_entries.get(key)
+    if entry is None:
+        seat, move, picked = decode_log_entry(code)
+        entry = LogEntry.model_construct(
+            seat=seat,
+            move=str(move),
+            picked=format_cards(picked).split() if picked else [],
+            by=by,
+        )
+        if len(_log_entries) >= LOG_CACHE:
+            _log_entries.clear()
+        _log_entries[key] = entry
+    return entry
+
+
+_card_lists: dict[int, list[str]] = {}
+
+
 def _cards(mask: int) -> list[str]:
-    return [format_card(c) for c in display_order(mask)]
+    """A set of cards as shown, in display order (a hand recurs in every view
+    until it changes: each is worked out once; the caller's model copies it)."""
+    cards = _card_lists.get(mask)
+    if cards is None:
+        cards = [format_card(c) for c in display_order(mask)]
+        if len(_card_lists) >= LOG_CACHE:
+            _card_lists.clear()
+        _card_lists[mask] = cards
+    return cards
 
 
 def result_view(result: Outcome) -> ResultView:
@@ -65,21 +102,24 @@ def _visible_pile(obs: Observation) -> tuple[list[str], bool]:
 
 
 def hand_view(
-    state: State, viewer: int | None, number: int, by: Sequence[str], deadline: float | None
+    state: State,
+    viewer: int | None,
+    number: int,
+    by: Sequence[str],
+    deadline: float | None,
+    obs: Observation | None = None,
 ) -> HandView:
-    """The hand as ``viewer`` sees it."""
-    obs = observe(state, viewer)
+    """The hand as ``viewer`` sees it (``obs``: the viewer's observation of
+    ``state`` when the caller has made it already)."""
+    if obs is None:
+        obs = observe(state, viewer)
     pile, full = _visible_pile(obs)
-    history = obs.history
-    start = max(0, len(history) - LOG_LIMIT)
+    codes = obs.log
+    start = max(0, len(codes) - LOG_LIMIT)
+    nby = len(by)
     log = [
-        LogEntry.model_construct(
-            seat=seat,
-            move=str(move),
-            picked=format_cards(picked).split() if picked else [],
-            by=by[i] if i < len(by) else "player",
-        )
-        for i, (seat, move, picked) in enumerate(history[start:], start=start)
+        _log_entry(code, by[i] if i < nby else "player")
+        for i, code in enumerate(codes[start:], start=start)
     ]
     open_hands = (
         {i: _cards(h) for i, h in enumerate(obs.hands)} if obs.game.rules.is_besicovitch else None
@@ -157,7 +197,7 @@ def table_view(
         hand_pause_s=table.config.hand_pause_s,
         paused=paused,
         seats=seats,
-        hand=hand_view(st, viewer, table.hand_number, table.by, deadline)
+        hand=hand_view(st, viewer, table.hand_number, table.by, deadline, obs)
         if st is not None
         else None,
         session=SessionView(
