@@ -9,6 +9,13 @@ tables, actions per second (all actions, bots included, counted by the server)
 and the round trip of the scripted players' actions: from sending a move to
 receiving the table state that includes it.
 
+The server's own ``/metrics`` are scraped at the start and the end of the
+measured window and reported beside (``metrics``): the actions counter against
+the database's count, and the move latency histogram (message received to
+commit and broadcast queued) against the client's round trips, as cumulative
+fractions at the histogram's bucket bounds (``metrics_agree``): an operator's
+dashboard shows what the benchmark measured.
+
     .venv/bin/python bench/server_load.py --tables 200 --duration 60
     .venv/bin/python bench/server_load.py --postgres --workers 2 --tables 1000
 
@@ -33,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from prometheus_client.parser import text_string_to_metric_families
 
 from svoi_kozyri.server.runtime.process import ServerProcess, throwaway_postgres
 from svoi_kozyri.server.web.client import SeatClient, low_card_policy
@@ -74,6 +82,83 @@ async def _actions(srv: ServerProcess) -> int:
     async with httpx.AsyncClient(base_url=srv.base, timeout=60) as http:
         n: int = (await http.get("/healthz", params={"events": "true"})).json()["events"]
         return n
+
+
+async def _scrape(srv: ServerProcess) -> dict[str, Any]:
+    """The actions counter and the move latency histogram from ``/metrics``
+    (every worker's, merged by the server)."""
+    async with httpx.AsyncClient(base_url=srv.base, timeout=60) as http:
+        text = (await http.get("/metrics")).text
+    out: dict[str, Any] = {"actions": 0.0, "buckets": {}, "count": 0.0, "sum": 0.0}
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            if sample.name == "svoi_kozyri_actions_total":
+                out["actions"] += sample.value
+            elif sample.name == "svoi_kozyri_move_seconds_bucket":
+                out["buckets"][float(sample.labels["le"])] = sample.value
+            elif sample.name == "svoi_kozyri_move_seconds_count":
+                out["count"] = sample.value
+            elif sample.name == "svoi_kozyri_move_seconds_sum":
+                out["sum"] = sample.value
+    return out
+
+
+def histogram_quantile(q: float, buckets: dict[float, float]) -> float:
+    """Prometheus's ``histogram_quantile``: linear within the bucket holding the
+    ``q`` quantile of cumulative counts ``buckets`` (upper bound -> count)."""
+    bounds = sorted(buckets)
+    total = buckets[bounds[-1]] if bounds else 0.0
+    if total <= 0:
+        return float("nan")
+    rank, lower, below = q * total, 0.0, 0.0
+    for b in bounds:
+        if buckets[b] >= rank:
+            if b == float("inf"):
+                return lower
+            return lower + (b - lower) * (rank - below) / max(buckets[b] - below, 1e-12)
+        lower, below = b, buckets[b]
+    return lower
+
+
+GAP_FROM_S = 0.01
+"""The bucket bounds compared (``largest_fraction_gap``): from 10 ms up.  Below,
+the client's own part of the round trip (the loopback hop, its event loop and
+JSON parsing: about 1 ms on an idle machine) is the size of the bound itself."""
+
+
+def metrics_report(
+    m0: dict[str, Any], m1: dict[str, Any], seconds: float, db_actions: int, lat: list[float]
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The scraped window (``metrics``) and how it agrees with the benchmark's own
+    figures (``metrics_agree``): ratios of the counts, and the largest gap between
+    the server's and the client's cumulative latency fractions at the bucket
+    bounds from :data:`GAP_FROM_S` (the client's round trip adds the loopback
+    hop and its own loop)."""
+    buckets = {b: m1["buckets"].get(b, 0.0) - m0["buckets"].get(b, 0.0) for b in m1["buckets"]}
+    moves = m1["count"] - m0["count"]
+    actions = m1["actions"] - m0["actions"]
+    report = {
+        "actions_per_s": round(actions / seconds, 1),
+        "moves": int(moves),
+        "move_ms_p50": round(1000 * histogram_quantile(0.5, buckets), 1),
+        "move_ms_p90": round(1000 * histogram_quantile(0.9, buckets), 1),
+        "move_ms_p99": round(1000 * histogram_quantile(0.99, buckets), 1),
+        "move_ms_mean": round(1000 * (m1["sum"] - m0["sum"]) / moves, 1) if moves else None,
+    }
+    gaps, far = {}, []
+    for b in sorted(x for x in buckets if x != float("inf")):
+        server = buckets[b] / moves if moves else 0.0
+        client = sum(1 for x in lat if x <= b) / len(lat) if lat else 0.0
+        gaps[f"{1000 * b:g} ms"] = [round(server, 3), round(client, 3)]
+        if b >= GAP_FROM_S:
+            far.append(abs(server - client))
+    agree = {
+        "actions_ratio": round(actions / db_actions, 3) if db_actions else None,
+        "moves_ratio": round(moves / len(lat), 3) if lat else None,
+        "fraction_within_server_client": gaps,
+        "largest_fraction_gap": round(max(far), 3) if far else None,
+    }
+    return report, agree
 
 
 _TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
@@ -164,11 +249,13 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             server_pid = srv.proc.pid if srv.proc is not None else None
             pg_pid = postmaster_pid(db) if args.postgres else None
             load0 = os.getloadavg()[0]
+            m0 = await _scrape(srv)
             a0, t0 = await _actions(srv), time.monotonic()
             cpu0 = (tree_cpu(server_pid), tree_cpu(pg_pid), self_cpu())
             await asyncio.sleep(args.duration)
             a1, t1 = await _actions(srv), time.monotonic()
             cpu1 = (tree_cpu(server_pid), tree_cpu(pg_pid), self_cpu())
+            m1 = await _scrape(srv)
             load1 = os.getloadavg()[0]
             lat = sorted(x for c in clients for x in c.latencies)
             for t in tasks:
@@ -181,6 +268,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         return lat[min(len(lat) - 1, int(p / 100 * len(lat)))] * 1000 if lat else float("nan")
 
     actions = max(1, a1 - a0)
+    scraped, agree = metrics_report(m0, m1, t1 - t0, a1 - a0, lat)
     server_s, pg_s, bench_s = (b - a for a, b in zip(cpu0, cpu1, strict=True))
     return {
         "database": "postgresql" if args.postgres or "postgresql" in db else "sqlite",
@@ -208,11 +296,13 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "load_average": [round(load0, 2), round(load1, 2)],
         "errors": errors,
         "server_log_lines": server_log_lines,
+        "metrics": scraped,
+        "metrics_agree": agree,
     }
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Parse the options, run the benchmark, print a JSON summary."""
+def build_parser() -> argparse.ArgumentParser:
+    """The command line (also used by the test that runs a short benchmark)."""
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("--tables", type=int, default=200)
     p.add_argument("--seats", type=int, default=4, choices=(2, 3, 4))
@@ -225,6 +315,12 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--workers", type=int, default=1, help="server processes (PostgreSQL)")
     p.add_argument("--postgres", action="store_true", help="a throwaway PostgreSQL server")
     p.add_argument("--database", default=None, help="SQLAlchemy URL (default: SQLite file)")
+    return p
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Parse the options, run the benchmark, print a JSON summary."""
+    p = build_parser()
     args = p.parse_args(argv)
     if not 0 <= args.bots < args.seats:
         p.error("--bots must leave at least one human seat")

@@ -94,10 +94,15 @@ class TableMaster:
 
     # -- the protocol --------------------------------------------------------------
 
-    async def handle(self, live: LiveTable, conn: Conn, msg: TableMessage) -> None:
-        """Act on one validated client message (after the hello)."""
+    async def handle(
+        self, live: LiveTable, conn: Conn, msg: TableMessage, received: float | None = None
+    ) -> None:
+        """Act on one validated client message (after the hello); ``received``:
+        when its frame was read (``time.perf_counter``), for the move latency
+        metric (it then covers the checks before this call too)."""
         if isinstance(msg, ClientMove):
-            received = time.perf_counter()
+            if received is None:
+                received = time.perf_counter()
             # checked against the committed state only: a move of this table still
             # being stored may yet lose to another process's (issue 20, item 2)
             await live.settled()

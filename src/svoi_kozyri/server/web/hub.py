@@ -529,6 +529,7 @@ class Hub:
             raw = _receive_text(await conn.receive())
             if raw is None:
                 return
+            received = time.perf_counter()  # a move's latency is timed from here
             if not self.message_limit.allow(f"{client}/{table_id}"):
                 strikes += 1
                 conn.send(error_text("rate_limited", "too many messages; slow down"))
@@ -556,7 +557,7 @@ class Hub:
                     # another process moved the table: apply that first, so
                     # the move is checked against the newest version
                     await asyncio.shield(self.peer.catch_up(live))
-                await self.master.handle(live, conn, msg)
+                await self.master.handle(live, conn, msg, received)
 
     async def _gated(self, conn: Conn, table_id: str) -> bool:
         """Refuse a seat's move or hint when :attr:`seat_gate` says so (sent an
