@@ -63,6 +63,37 @@ def _log_entry(code: int, by: str) -> LogEntry:
 _card_lists: dict[int, list[str]] = {}
 
 
+HAND_LOGS = 20_000
+"""Hands whose log entries are kept as a list (cleared when full)."""
+_hand_logs: dict[int, tuple[Sequence[str], tuple[int, ...], list[LogEntry]]] = {}
+
+
+def _hand_log(codes: tuple[int, ...], by: Sequence[str]) -> list[LogEntry]:
+    """Every turn of a hand as log entries (``codes``: its engine log, ``by``: who
+    chose each turn).  A table's hand only grows, turn by turn, with its ``by``
+    list (a new list each hand), so the entries built for its last view are
+    kept and only the new turns are added, when that view's turns are a prefix
+    of these; turns without a ``by`` (``"player"``) are built afresh."""
+    nby = len(by)
+    cached = _hand_logs.get(id(by))
+    done: list[LogEntry] = []
+    if cached is not None and cached[0] is by:  # the list is kept: its id is not reused
+        known = cached[1]
+        if codes[: len(known)] == known:
+            done = cached[2]
+    upto = min(len(codes), nby)
+    if len(done) < upto:
+        done = done + [_log_entry(codes[i], by[i]) for i in range(len(done), upto)]
+        if len(_hand_logs) >= HAND_LOGS:
+            _hand_logs.clear()
+        _hand_logs[id(by)] = (by, codes[:upto], done)
+    elif len(done) > upto:
+        done = done[:upto]
+    if upto < len(codes):
+        return done + [_log_entry(codes[i], "player") for i in range(upto, len(codes))]
+    return done
+
+
 def _cards(mask: int) -> list[str]:
     """A set of cards as shown, in display order (a hand recurs in every view
     until it changes: each is worked out once; the caller's model copies it)."""
@@ -116,11 +147,7 @@ def hand_view(
     pile, full = _visible_pile(obs)
     codes = obs.log
     start = max(0, len(codes) - LOG_LIMIT)
-    nby = len(by)
-    log = [
-        _log_entry(code, by[i] if i < nby else "player")
-        for i, code in enumerate(codes[start:], start=start)
-    ]
+    log = _hand_log(codes, by)[start:]
     open_hands = (
         {i: _cards(h) for i, h in enumerate(obs.hands)} if obs.game.rules.is_besicovitch else None
     )
