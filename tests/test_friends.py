@@ -457,8 +457,9 @@ def test_challenges_across_two_processes(postgres_url: str, tmp_path: Path) -> N
 
 
 def test_a_blocked_player_learns_nothing_of_the_blockers_tables(world: World) -> None:
-    """The live lobby leaves out the tables where someone in a block with the viewer
-    sits, and them from the online list; their profile shows no game in play."""
+    """The live lobby and the list of tables leave out the tables where someone in
+    a block with the viewer sits, and them from the online list; their profile
+    shows no game in play."""
     ann, bob, cat = world.user("Ann"), world.user("Bob"), world.user("Cat")
     grant = create_table(ann, [{"kind": "human"}, {"kind": "bot", "bot": "random"}], **FAST)
     table_id = grant["table_id"]
@@ -484,3 +485,7 @@ def test_a_blocked_player_learns_nothing_of_the_blockers_tables(world: World) ->
             assert running(bob) == []
     text = bob.get("/api/lobby").text + bob.get("/api/users/Ann/games").text
     assert table_id not in text
+    # the plain list of tables too (the older lobby API), and only for him
+    assert table_id in [t["table_id"] for t in cat.get("/api/tables").json()]
+    assert table_id not in bob.get("/api/tables").text
+    assert table_id in [t["table_id"] for t in TestClient(world.app).get("/api/tables").json()]

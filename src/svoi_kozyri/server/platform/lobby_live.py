@@ -140,6 +140,19 @@ def _blocked_names(players: Players, viewer: int | None) -> set[str]:
     return {u.username for u in users if u is not None}
 
 
+def blocked_tables(
+    players: Players, viewer: int | None, table_ids: list[str], names: set[str] | None = None
+) -> set[str]:
+    """Those of ``table_ids`` where an account in a block with ``viewer`` sits
+    (either way): no list shows them to ``viewer`` (issue 22).  ``names``: those
+    accounts' names, when the caller has them already."""
+    hidden = _blocked_names(players, viewer) if names is None else names
+    if not hidden:
+        return set()
+    seated = players.accounts.seats_for_tables(sorted(table_ids))
+    return {tid for (tid, _seat), name in seated.items() if name in hidden}
+
+
 def lobby_page(
     players: Players,
     *,
@@ -162,9 +175,8 @@ def lobby_page(
     hub = players.hub
     rows = _listed_rows(hub.tables.values())
     hidden = _blocked_names(players, viewer)
-    if hidden:
-        seated = players.accounts.seats_for_tables(sorted(r[0].game.table_id for r in rows))
-        away = {tid for (tid, _seat), name in seated.items() if name in hidden}
+    away = blocked_tables(players, viewer, [r[0].game.table_id for r in rows], hidden)
+    if away:
         rows = [r for r in rows if r[0].game.table_id not in away]
     rated_ids: set[str] = players.ratings.rated_tables([r[0].game.table_id for r in rows])
     wanted = _Filter(num_players, rated, status, rules or {}, rated_ids)

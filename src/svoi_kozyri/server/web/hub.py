@@ -22,7 +22,7 @@ import contextlib
 import logging
 import random
 import time
-from collections.abc import Coroutine, Sequence
+from collections.abc import Collection, Coroutine, Sequence
 from typing import Any, Protocol
 
 from fastapi import WebSocket, WebSocketDisconnect
@@ -389,12 +389,25 @@ class Hub:
         self.master.changed(live)
         return seat
 
-    def lobby(self, limit: int = LOBBY_PAGE, offset: int = 0) -> list[LobbyEntry]:
-        """A page of the listed tables that are waiting or being played, newest first."""
+    def listed(self) -> list[str]:
+        """The ids of the listed tables that are waiting or being played."""
+        return [
+            tid
+            for tid, live in self.tables.items()
+            if live.game.config.listed and live.game.status != "finished"
+        ]
+
+    def lobby(
+        self, limit: int = LOBBY_PAGE, offset: int = 0, hidden: Collection[str] = ()
+    ) -> list[LobbyEntry]:
+        """A page of the listed tables that are waiting or being played, newest
+        first, but those in ``hidden`` (the asker's blocks, issue 22)."""
         lives = [
             live
             for live in self.tables.values()
-            if live.game.config.listed and live.game.status != "finished"
+            if live.game.config.listed
+            and live.game.status != "finished"
+            and live.game.table_id not in hidden
         ]
         lives.sort(key=lambda live: -live.game.created)
         out = []

@@ -11,6 +11,7 @@ from fastapi.responses import PlainTextResponse, Response
 
 from ..edge.guard import client_key
 from ..features.records_export import export_records
+from ..platform.lobby_live import blocked_tables
 from ..platform.players import Players
 from ..table.game import TableError
 from ..table.live import LiveTable
@@ -45,11 +46,16 @@ def tables_router(hub: Hub, players: Players) -> APIRouter:
 
     @r.get("/api/tables")
     async def lobby(
+        request: Request,
         limit: Annotated[int, Query(ge=1, le=LOBBY_MAX)] = LOBBY_PAGE,
         offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
     ) -> list[LobbyEntry]:
-        """A page of the open and running tables that are listed, newest first."""
-        return hub.lobby(limit, offset)
+        """A page of the open and running tables that are listed, newest first;
+        a logged-in player's list leaves out the tables where an account in a
+        block with them sits, as the live lobby does."""
+        user = players.user_of(request)
+        hidden = blocked_tables(players, user.id, hub.listed()) if user is not None else set()
+        return hub.lobby(limit, offset, hidden)
 
     @r.post("/api/tables")
     async def create(req: CreateTableRequest, request: Request) -> SeatGrant:
