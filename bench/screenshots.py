@@ -6,7 +6,8 @@ PNGs of the lobby, the wait of "Play with people", the set-up form, the table on
 your turn, the hint with its rating, the table chat, the two-card turn's second
 step, the end of a hand, the analysis of that hand, the replay, the tutorial, a
 25-card hand (a crafted view over a routed socket: no deal starts with one), the
-end of a session with its *Play again*, the friends page and the tournaments,
+end of a session with its *Play again*, the friends page, the tournaments and
+the moderators' page with a player's report,
 at 1280x800 and 390x844, in English and Russian::
 
     .venv/bin/python bench/screenshots.py            # writes docs/img/*.png
@@ -28,6 +29,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy import create_engine
+
+from svoi_kozyri.server.platform.moderation import set_role_by_name
 from svoi_kozyri.server.runtime.process import ServerProcess
 
 SIZES = {"desktop": (1280, 800), "phone": (390, 844)}
@@ -37,7 +41,9 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-net
 
 def _wait_my_turn(page: Any, timeout: float = 30_000) -> bool:
     page.wait_for_selector("#status.mine, #hand-over, #session-over", timeout=timeout)
-    return page.locator("#status.mine").count() > 0 and page.locator("#hand-over").count() == 0
+    mine: int = page.locator("#status.mine").count()
+    over: int = page.locator("#hand-over").count()
+    return mine > 0 and over == 0
 
 
 def _pick_up(page: Any) -> None:
@@ -65,7 +71,7 @@ def _take_turn(page: Any, prefer_pickup: bool = False) -> None:
     )
 
 
-def shoot(base: str, out: Path, lang: str, size: str, browser: Any) -> list[Path]:
+def shoot(base: str, out: Path, lang: str, size: str, browser: Any, database: str) -> list[Path]:
     w, h = SIZES[size]
     ctx = browser.new_context(
         viewport={"width": w, "height": h},
@@ -237,13 +243,7 @@ def shoot(base: str, out: Path, lang: str, size: str, browser: Any) -> list[Path
     snap("tournament")
     # the friends page of an account that follows one player
     friend = f"Boris_{size[:1]}_{lang}"
-    other = browser.new_context()
-    other_csrf = other.request.get(base + "/api/account/me").json()["csrf"]
-    other.request.post(
-        base + "/api/account/register",
-        data={"username": friend, "password": "correct horse battery"},
-        headers={"X-CSRF-Token": other_csrf},
-    )
+    other, _csrf = _account(browser, base, friend)
     other.close()
     ctx.request.post(
         base + "/api/friends/follow", data={"name": friend}, headers={"X-CSRF-Token": csrf}
@@ -252,8 +252,57 @@ def shoot(base: str, out: Path, lang: str, size: str, browser: Any) -> list[Path
     page.wait_for_selector("main h1, main h2")
     page.wait_for_timeout(400)
     snap("friends")
+    # the moderators' page: this account made an admin, two reports waiting
+    set_role_by_name(create_engine(database), user, "admin")
+    page.goto(f"{base}/#/admin")
+    page.wait_for_selector(".mod-report")
+    page.wait_for_timeout(400)
+    snap("admin")
     ctx.close()
     return files
+
+
+def _account(browser: Any, base: str, name: str) -> tuple[Any, str]:
+    """A new browser context logged in as a new account ``name``, and its CSRF token."""
+    ctx = browser.new_context()
+    csrf = ctx.request.get(base + "/api/account/me").json()["csrf"]
+    r = ctx.request.post(
+        base + "/api/account/register",
+        data={"username": name, "password": "correct horse battery"},
+        headers={"X-CSRF-Token": csrf},
+    )
+    if not r.ok:  # e.g. the registrations one address may make
+        raise RuntimeError(f"registering {name}: {r.status} {r.text()}")
+    return ctx, ctx.request.get(base + "/api/account/me").json()["csrf"]
+
+
+def _report_a_player(browser: Any, base: str) -> None:
+    """Two accounts at a table of two human seats; the first reports the second,
+    in English and in Russian (made once: the server lets one address register
+    ten accounts, and each view set registers two)."""
+    host, host_csrf = _account(browser, base, "Vera")
+    rude, rude_csrf = _account(browser, base, "Grubiyan")
+    seats = [{"kind": "human"}, {"kind": "human"}]
+    grant = host.request.post(
+        base + "/api/tables",
+        data={"name": "Vera", "config": {"seats": seats, "listed": False}},
+        headers={"X-CSRF-Token": host_csrf},
+    ).json()
+    rude.request.post(
+        f"{base}/api/tables/{grant['table_id']}/join",
+        data={"name": "Grubiyan"},
+        headers={"X-CSRF-Token": rude_csrf},
+    )
+    for reason in ("insults in the chat", "оскорбления в чате"):
+        r = host.request.post(
+            base + "/api/mod/reports",
+            data={"table_id": grant["table_id"], "seat": 1, "reason": reason},
+            headers={"X-CSRF-Token": host_csrf},
+        )
+        if not r.ok:
+            raise RuntimeError(f"report refused: {r.status} {r.text()}")
+    host.close()
+    rude.close()
 
 
 def _big_hand_socket(ws: Any) -> None:
@@ -350,14 +399,18 @@ def main(argv: list[str] | None = None) -> int:
     with (
         tempfile.TemporaryDirectory() as tmp,
         ServerProcess(
-            f"sqlite:///{tmp}/shots.db", seed=7, log_path=Path(tmp) / "server.log"
+            f"sqlite:///{tmp}/shots.db",
+            seed=7,
+            log_path=Path(tmp) / "server.log",
+            rate_limits=False,  # one address makes every account and table here
         ) as srv,
         sync_playwright() as p,
     ):
         browser = p.chromium.launch(executable_path=chromium, args=ARGS)
+        _report_a_player(browser, srv.base)
         for lang in args.lang or ["en", "ru"]:
             for size in args.size or sorted(SIZES):
-                for f in shoot(srv.base, args.out, lang, size, browser):
+                for f in shoot(srv.base, args.out, lang, size, browser, srv.database_url):
                     print(f)
         browser.close()
     return 0
