@@ -1,7 +1,9 @@
 """The views' caches (server/table/views.py, issue 26 item 6) change nothing: a
 view's log, built incrementally from the entries of the table's earlier views,
 equals the log built turn by turn from the observation, through several hands,
-for every viewer, and when a view is asked for a hand without its ``by`` list."""
+for every viewer, and when a view is asked for a hand without its ``by`` list;
+the state message with the log's kept JSON put in is the very text of the
+plain one, also when a title and a name spell the log's key."""
 
 from __future__ import annotations
 
@@ -9,8 +11,8 @@ import random
 
 from svoi_kozyri.core import format_cards, observe
 from svoi_kozyri.server.table.game import SeatInfo, TableGame
-from svoi_kozyri.server.table.views import LOG_LIMIT, hand_view, table_view
-from svoi_kozyri.server.wire.schemas import TableConfig
+from svoi_kozyri.server.table.views import LOG_LIMIT, hand_view, state_message, table_view
+from svoi_kozyri.server.wire.schemas import ServerState, TableConfig
 
 
 def naive_log(table: TableGame, viewer: int | None) -> list[dict[str, object]]:
@@ -30,11 +32,11 @@ def naive_log(table: TableGame, viewer: int | None) -> list[dict[str, object]]:
 
 
 def test_incremental_log_equals_the_log_built_turn_by_turn() -> None:
-    cfg = TableConfig.model_validate(
-        {"seats": [{"kind": "human"}, {"kind": "bot", "bot": "medium"}, {"kind": "human"}]}
-    )
+    seats_cfg = [{"kind": "human"}, {"kind": "bot", "bot": "medium"}, {"kind": "human"}]
+    # a title and a name that spell the log's key: the message must not be fooled
+    cfg = TableConfig.model_validate({"seats": seats_cfg, "title": 'x"log":[]y'})
     seats = [
-        SeatInfo("human", name="ann", token_hash="x"),
+        SeatInfo("human", name='"log":[]', token_hash="x"),
         SeatInfo("bot", bot="medium"),
         SeatInfo("human", name="bob", token_hash="y"),
     ]
@@ -57,6 +59,9 @@ def test_incremental_log_equals_the_log_built_turn_by_turn() -> None:
                 assert view.hand is not None
                 got = [e.model_dump() for e in view.hand.log]
                 assert got == naive_log(table, viewer)
+                # the message with its log put in as kept JSON: the same text
+                plain = ServerState(view=view).model_dump_json()
+                assert state_message(table, viewer, [True] * 3, [False] * 3) == plain
                 checked += 1
         if table.session.over or hands >= 3:
             break

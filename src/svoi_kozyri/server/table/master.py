@@ -29,7 +29,6 @@ from ..wire.schemas import (
     HintRating,
     ServerHint,
     ServerPong,
-    ServerState,
     TableConfig,
     TableMessage,
     ValueName,
@@ -40,7 +39,7 @@ from .game import PendingMove, SeatInfo, TableError, TableGame
 from .live import LiveTable
 from .peer import LocalPeer, TablePeer
 from .scheduler import Scheduler
-from .views import table_view
+from .views import state_message, table_view
 
 HINT_SLOTS = 2
 """Hints worked out at once in one server process: each is about 0.3 s of a
@@ -265,8 +264,8 @@ class TableMaster:
         for conn in list(live.conns):
             text = cache.get(conn.seat)
             if text is None:
-                view = table_view(game, conn.seat, connected, standin, deadline, paused)
-                text = cache[conn.seat] = ServerState(view=view).model_dump_json()
+                text = state_message(game, conn.seat, connected, standin, deadline, paused)
+                cache[conn.seat] = text
             if conn.send(text):
                 live.delivered[conn] = game.version
             else:

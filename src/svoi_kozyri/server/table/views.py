@@ -10,10 +10,12 @@ public turns and pickups, the publicly known cards of each hand.  The full
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from ...core import (
     PHASE_NAMES,
     RESPOND,
+    Move,
     Observation,
     Outcome,
     State,
@@ -25,7 +27,15 @@ from ...core import (
     seat_name,
 )
 from ...core.moves import decode_log_entry
-from ..wire.schemas import HandView, LogEntry, ResultView, SeatView, SessionView, TableView
+from ..wire.schemas import (
+    HandView,
+    LogEntry,
+    ResultView,
+    SeatView,
+    ServerState,
+    SessionView,
+    TableView,
+)
 from .game import TableGame
 
 LOG_LIMIT = 100
@@ -39,59 +49,76 @@ LOG_CACHE = 100_000
 """Log entries kept built (cleared when full): an entry is the same for every
 viewer and every later view of its hand, so each is built once, not once per
 view (issue 26, item 6: building the last 100 turns was most of a view's cost)."""
-_log_entries: dict[tuple[int, str], LogEntry] = {}
+_log_entries: dict[tuple[int, str], tuple[LogEntry, str]] = {}
 
 
-def _log_entry(code: int, by: str) -> LogEntry:
-    """The view of one turn of the log (its engine code and who chose it), built once."""
+def _log_entry(code: int, by: str) -> tuple[LogEntry, str]:
+    """The view of one turn of the log (its engine code and who chose it) and its
+    JSON, built once."""
     key = (code, by)
-    entry = _log_entries.get(key)
-    if entry is None:
+    done = _log_entries.get(key)
+    if done is None:
         seat, move, picked = decode_log_entry(code)
-        entry = LogEntry.model_construct(
+        entry = LogEntry(
             seat=seat,
             move=str(move),
             picked=format_cards(picked).split() if picked else [],
             by=by,
         )
+        done = (entry, entry.model_dump_json())
         if len(_log_entries) >= LOG_CACHE:
             _log_entries.clear()
-        _log_entries[key] = entry
-    return entry
+        _log_entries[key] = done
+    return done
 
 
 _card_lists: dict[int, list[str]] = {}
 
 
 HAND_LOGS = 20_000
-"""Hands whose log entries are kept as a list (cleared when full)."""
-_hand_logs: dict[int, tuple[Sequence[str], tuple[int, ...], list[LogEntry]]] = {}
+"""Hands whose log entries are kept as lists (cleared when full)."""
 
 
-def _hand_log(codes: tuple[int, ...], by: Sequence[str]) -> list[LogEntry]:
-    """Every turn of a hand as log entries (``codes``: its engine log, ``by``: who
-    chose each turn).  A table's hand only grows, turn by turn, with its ``by``
-    list (a new list each hand), so the entries built for its last view are
-    kept and only the new turns are added, when that view's turns are a prefix
-    of these; turns without a ``by`` (``"player"``) are built afresh."""
+@dataclass(frozen=True)
+class _HandLog:
+    """A hand's turns so far as log entries and as their JSON (parallel lists)."""
+
+    by: Sequence[str]
+    codes: tuple[int, ...]
+    entries: list[LogEntry]
+    json: list[str]
+
+
+_hand_logs: dict[int, _HandLog] = {}
+
+
+def _hand_log(codes: tuple[int, ...], by: Sequence[str]) -> tuple[list[LogEntry], list[str]]:
+    """Every turn of a hand as log entries and their JSON (``codes``: its engine
+    log, ``by``: who chose each turn).  A table's hand only grows, turn by turn,
+    with its ``by`` list (a new list each hand), so the entries built for its
+    last view are kept and only the new turns are added, when that view's turns
+    are a prefix of these; turns without a ``by`` (``"player"``) are built afresh."""
     nby = len(by)
     cached = _hand_logs.get(id(by))
-    done: list[LogEntry] = []
-    if cached is not None and cached[0] is by:  # the list is kept: its id is not reused
-        known = cached[1]
-        if codes[: len(known)] == known:
-            done = cached[2]
+    entries: list[LogEntry] = []
+    texts: list[str] = []
+    # the by list is kept in the cache, so its id is not reused by another list
+    if cached is not None and cached.by is by and codes[: len(cached.codes)] == cached.codes:
+        entries, texts = cached.entries, cached.json
     upto = min(len(codes), nby)
-    if len(done) < upto:
-        done = done + [_log_entry(codes[i], by[i]) for i in range(len(done), upto)]
+    if len(entries) < upto:
+        new = [_log_entry(codes[i], by[i]) for i in range(len(entries), upto)]
+        entries = entries + [e for e, _ in new]
+        texts = texts + [t for _, t in new]
         if len(_hand_logs) >= HAND_LOGS:
             _hand_logs.clear()
-        _hand_logs[id(by)] = (by, codes[:upto], done)
-    elif len(done) > upto:
-        done = done[:upto]
+        _hand_logs[id(by)] = _HandLog(by, codes[:upto], entries, texts)
+    elif len(entries) > upto:
+        entries, texts = entries[:upto], texts[:upto]
     if upto < len(codes):
-        return done + [_log_entry(codes[i], "player") for i in range(upto, len(codes))]
-    return done
+        rest = [_log_entry(codes[i], "player") for i in range(upto, len(codes))]
+        return entries + [e for e, _ in rest], texts + [t for _, t in rest]
+    return entries, texts
 
 
 def _cards(mask: int) -> list[str]:
@@ -106,8 +133,34 @@ def _cards(mask: int) -> list[str]:
     return cards
 
 
+_move_texts: dict[Move, str] = {}
+
+
+def _move_text(move: Move) -> str:
+    """A move's notation, worked out once per move (moves are interned): a hand
+    of twenty cards has hundreds of two-card turns, each in every view."""
+    text = _move_texts.get(move)
+    if text is None:
+        if len(_move_texts) >= LOG_CACHE:
+            _move_texts.clear()
+        text = _move_texts[move] = str(move)
+    return text
+
+
+_results: dict[tuple[int | None, Termination], ResultView] = {}
+
+
 def result_view(result: Outcome) -> ResultView:
-    """A hand result as shown to everybody."""
+    """A hand result as shown to everybody (one model per kind of result: the
+    session's last ten are in every view)."""
+    key = (result.loser, result.termination)
+    done = _results.get(key)
+    if done is None:
+        done = _results[key] = _result_view(result)
+    return done
+
+
+def _result_view(result: Outcome) -> ResultView:
     why = result.termination
     if result.loser is None:
         text = "draw" + (" (last card beats the lead)" if why is Termination.LAST_CARD else "")
@@ -139,15 +192,23 @@ def hand_view(
     by: Sequence[str],
     deadline: float | None,
     obs: Observation | None = None,
+    log_json: list[str] | None = None,
 ) -> HandView:
     """The hand as ``viewer`` sees it (``obs``: the viewer's observation of
-    ``state`` when the caller has made it already)."""
+    ``state`` when the caller has made it already).  With ``log_json`` the view's
+    ``log`` is left empty and its JSON is appended there instead
+    (:func:`state_message` puts it in place)."""
     if obs is None:
         obs = observe(state, viewer)
     pile, full = _visible_pile(obs)
     codes = obs.log
     start = max(0, len(codes) - LOG_LIMIT)
-    log = _hand_log(codes, by)[start:]
+    entries, texts = _hand_log(codes, by)
+    if log_json is None:
+        log = entries[start:]
+    else:
+        log = []
+        log_json.append(",".join(texts[start:]))
     open_hands = (
         {i: _cards(h) for i, h in enumerate(obs.hands)} if obs.game.rules.is_besicovitch else None
     )
@@ -162,7 +223,7 @@ def hand_view(
         top=format_card(obs.top) if obs.top is not None else None,
         to_act=obs.to_act,
         mode=None if obs.to_act is None else PHASE_NAMES[obs.phase],
-        legal=[str(m) for m in obs.legal_moves()],
+        legal=[_move_text(m) for m in obs.legal_moves()],
         pickup_count=obs.pickup_count(),
         log=log,
         log_start=start,
@@ -180,14 +241,17 @@ def table_view(
     standin: Sequence[bool],
     deadline: float | None = None,
     paused: bool = False,
+    log_json: list[str] | None = None,
 ) -> TableView:
-    """The whole table as ``viewer`` (a seat, or ``None`` for a spectator) sees it."""
+    """The whole table as ``viewer`` (a seat, or ``None`` for a spectator) sees it
+    (``log_json``: see :func:`hand_view`)."""
     st = table.state
     obs = observe(st, viewer) if st is not None else None
     game = st.game if st is not None else table.session.game
     seats = []
+    owned = game.owners_str()
     for i, info in enumerate(table.seats):
-        suits = game.owners_str()[seat_name(i)]
+        suits = owned[seat_name(i)]
         out = None
         if obs is not None:
             out = next((kind for s, kind in obs.outs if s == i), None)
@@ -224,7 +288,7 @@ def table_view(
         hand_pause_s=table.config.hand_pause_s,
         paused=paused,
         seats=seats,
-        hand=hand_view(st, viewer, table.hand_number, table.by, deadline, obs)
+        hand=hand_view(st, viewer, table.hand_number, table.by, deadline, obs, log_json)
         if st is not None
         else None,
         session=SessionView(
@@ -240,3 +304,32 @@ def table_view(
             durak=sess.durak,
         ),
     )
+
+
+_EMPTY_LOG = '"log":[]'
+
+
+def state_message(
+    table: TableGame,
+    viewer: int | None,
+    connected: Sequence[bool],
+    standin: Sequence[bool],
+    deadline: float | None = None,
+    paused: bool = False,
+) -> str:
+    """The ``state`` message of :func:`table_view` as JSON, the same text as
+    ``ServerState(view=table_view(...)).model_dump_json()``, made quicker: the
+    hand's log (up to 100 turns, each validated and serialised again in every
+    view) goes in as the JSON kept with its entries.  The view is made with an
+    empty log and that is replaced: ``"log":[]`` can stand in the text only as
+    the hand's key, since inside a JSON string every quote follows a backslash
+    (anything else falls back to the plain way)."""
+    log_json: list[str] = []
+    view = table_view(table, viewer, connected, standin, deadline, paused, log_json)
+    text = ServerState(view=view).model_dump_json()
+    if not log_json:
+        return text
+    if text.count(_EMPTY_LOG) != 1:
+        view = table_view(table, viewer, connected, standin, deadline, paused)
+        return ServerState(view=view).model_dump_json()
+    return text.replace(_EMPTY_LOG, '"log":[' + log_json[0] + "]", 1)
