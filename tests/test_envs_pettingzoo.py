@@ -10,9 +10,10 @@ import pytest
 from pettingzoo.test import api_test, seed_test
 
 from svoi_kozyri import observe
+from svoi_kozyri.core.cards import cards_of
 from svoi_kozyri.envs import svoi_kozyri_v0
 from svoi_kozyri.envs.encoding import OBS_SIZE, action_mask, encode_observation
-from svoi_kozyri.envs.pettingzoo import env, raw_env
+from svoi_kozyri.envs.pettingzoo import STATE_FIELDS, STATE_SIZE, env, raw_env
 
 CONFIGS = [
     {"num_players": 2},
@@ -343,3 +344,57 @@ def test_an_environment_in_play_pickles_and_plays_on_alike(make) -> None:
         if not e.agents:
             break
     assert repr(e.unwrapped.hand) == repr(c.unwrapped.hand)
+
+
+@pytest.mark.parametrize("config", [CONFIGS[0], CONFIGS[4], CONFIGS[5], CONFIGS[7]], ids=str)
+def test_global_state_is_the_whole_position(config: dict) -> None:
+    """``state()`` at every step of whole hands: in ``state_space``, a fresh array,
+    each part what :data:`STATE_FIELDS` says of the engine state (every hand
+    included), and the same on the compiled and the engine paths."""
+    fast, slow = raw_env(**config), raw_env(compiled_hand=False, **config)
+    n = fast.rules.num_players
+    rng = random.Random(3)
+    checked = 0
+    for hand in range(2):
+        fast.reset(seed=200 + hand)
+        slow.reset(seed=200 + hand)
+        for _agent in fast.agent_iter():
+            g = fast.state()
+            assert fast.state_space.contains(g) and g is not fast.state()
+            np.testing.assert_array_equal(g, slow.state())
+            parts, at = {}, 0
+            for name, size in STATE_FIELDS:
+                parts[name] = g[at : at + size]
+                at += size
+            assert at == STATE_SIZE == g.size
+            st = fast.hand
+            o = observe(st, None)
+            hands = parts["hands"].reshape(4, 40)
+            known = parts["known"].reshape(4, 40)
+            for seat in range(4):
+                held = st.hands[seat] if seat < n else 0
+                assert np.flatnonzero(hands[seat]).tolist() == cards_of(held)
+                assert np.flatnonzero(known[seat]).tolist() == cards_of(
+                    o.known[seat] if seat < n else 0
+                )
+            assert sorted(np.flatnonzero(parts["pile"]).tolist()) == sorted(o.pile)
+            tops = parts["pile_top"].reshape(5, 40)
+            assert [int(np.argmax(r)) for r in tops if r.any()] == list(reversed(o.pile[-5:]))
+            assert np.flatnonzero(parts["discard"]).tolist() == cards_of(o.discard)
+            assert parts["hand_sizes"][:n] * 40 == pytest.approx(o.hand_sizes)
+            to_act = [] if o.to_act is None else [o.to_act]
+            assert np.flatnonzero(parts["to_act"]).tolist() == to_act
+            assert np.flatnonzero(parts["phase"]).tolist() == [o.phase]
+            owners = parts["suit_owner"].reshape(4, 5).argmax(axis=1).tolist()
+            assert owners == [4 if w < 0 else w for w in st.game.suit_owner]
+            assert parts["pickup_count"][0] * 40 == pytest.approx(o.pickup_count())
+            checked += 1
+            _, _, term, trunc, info = fast.last()
+            if term or trunc:
+                fast.step(None)
+                slow.step(None)
+                continue
+            action = rng.choice(info["legal_actions"])
+            fast.step(action)
+            slow.step(action)
+    assert checked > 50

@@ -24,6 +24,9 @@
   needed.)
 * ``infos[agent]["legal_actions"]``: the legal actions of the agent to act, as a
   tuple of ints, for loops that skip observations (``env.last(observe=False)``).
+* ``state()``: the global state for centralised critics (MAPPO-style training), the
+  whole position with every hand, float32[:data:`STATE_SIZE`] in ``state_space``;
+  its parts are :data:`STATE_FIELDS`.  Omniscient: never an agent's input.
 
 Speed: where the vector simulator's compiled hand logic covers the rules (all but
 the Besicovitch variant and ``suit_assignment="blind"``), the hand is stepped and
@@ -51,8 +54,11 @@ from .._native.onehand import ILLEGAL, LEGAL_BITS, SEAT_SHIFT, FastHand
 from .._native.onehand import OVER as HAND_OVER
 from ..core import (
     NUM_ACTIONS,
+    NUM_CARDS,
     OVER,
     PICKUP,
+    RESPOND,
+    CardSet,
     Game,
     IllegalMoveError,
     Rules,
@@ -60,6 +66,7 @@ from ..core import (
     actions_of_mask,
     as_action,
     blind_owners,
+    cards_of,
 )
 from .encoding import OBS_SIZE, HandEncoder, hand_encoder, seat_view
 from .rewards import RewardSpec, reward_spec
@@ -129,6 +136,63 @@ class HandDealer:
         return game.new_hand(rng.randrange(game.n), rng)
 
 
+#: The global state's parts (``raw_env.state()``), in order: ``(name, size)``.  Seats
+#: and suits are absolute (card ``suit * 10 + rank``, seat 0 = ``player_0``), so the
+#: state is the same whoever acts.
+STATE_FIELDS: Final = (
+    ("hands", 4 * NUM_CARDS),  # per seat (4 rows of 40): every card it holds
+    ("known", 4 * NUM_CARDS),  # per seat: the cards publicly known in its hand
+    ("pile", NUM_CARDS),  # every card in the pile
+    ("pile_top", 5 * NUM_CARDS),  # the five top cards, top first, one-hot rows
+    ("discard", NUM_CARDS),  # cards out of play
+    ("hand_sizes", 4),  # cards held per seat / 40
+    ("to_act", 4),  # one-hot: the seat to act (all 0 once over)
+    ("phase", 4),  # one-hot: free lead, respond, lead (mid-turn), over
+    ("suit_owner", 4 * 5),  # per suit: one-hot owner seat 0..3, or 4 = unowned
+    ("pickup_count", 1),  # cards a refusal takes now / 40
+    ("turns_of_cap", 1),  # turns played / max_actions_per_hand (0 without a cap)
+)
+STATE_SIZE: Final = sum(size for _, size in STATE_FIELDS)
+
+
+def global_state(state: State) -> npt.NDArray[np.float32]:
+    """The :data:`STATE_FIELDS` tensor of an engine state (every hand: omniscient)."""
+    out = np.zeros(STATE_SIZE, np.float32)
+    part: dict[str, npt.NDArray[np.float32]] = {}
+    at = 0
+    for name, size in STATE_FIELDS:
+        part[name] = out[at : at + size]
+        at += size
+    game = state.game
+
+    def mark(name: str, row: int, cards: CardSet) -> None:
+        for c in cards_of(cards):
+            part[name][row * NUM_CARDS + c] = 1.0
+
+    for seat in range(game.n):
+        mark("hands", seat, state.hands[seat])
+        mark("known", seat, state.known_cards(seat))
+    pile = state.pile_cards()
+    for c in pile:
+        part["pile"][c] = 1.0
+    for k, c in enumerate(reversed(pile[-5:])):
+        part["pile_top"][k * NUM_CARDS + c] = 1.0
+    mark("discard", 0, state.discard)
+    part["hand_sizes"][: game.n] = np.array(state.hand_sizes(), np.float32) / NUM_CARDS
+    if state.phase != OVER:
+        part["to_act"][state.to_act] = 1.0
+    part["phase"][state.phase] = 1.0
+    for suit in range(4):
+        owner = game.suit_owner[suit]
+        part["suit_owner"][suit * 5 + (4 if owner < 0 else owner)] = 1.0
+    if state.phase == RESPOND and pile:
+        take = min(game.required_pickup(pile[-1], state.to_act), len(pile))
+        part["pickup_count"][0] = take / NUM_CARDS
+    cap = game.rules.max_actions_per_hand
+    part["turns_of_cap"][0] = state.turns / cap if cap else 0.0
+    return out
+
+
 class raw_env(AECEnv):  # type: ignore[misc]
     """The bare AEC environment (see the module docstring)."""
 
@@ -170,6 +234,8 @@ class raw_env(AECEnv):  # type: ignore[misc]
         )
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+        self.state_space = spaces.Box(0.0, 1.0, (STATE_SIZE,), np.float32)
+        """The space of :meth:`state`."""
         self.state_: State | None = None
         self._encoder: HandEncoder | None = None
         #: the compiled hand (``None``: these rules run on the engine state) and the
@@ -221,6 +287,13 @@ class raw_env(AECEnv):  # type: ignore[misc]
     def action_space(self, agent: AgentID) -> spaces.Space[Any]:
         """``Discrete(41)``: the engine's step-level actions."""
         return self.action_spaces[agent]
+
+    def state(self) -> npt.NDArray[np.float32]:
+        """The global state (:data:`STATE_FIELDS`): the whole position, every hand
+        included, for a centralised critic; never an agent's input.  A fresh array;
+        it brings the engine state up to date (:attr:`hand`), so it costs about an
+        engine step per step played since the last call."""
+        return global_state(self.hand)
 
     # -- episode --------------------------------------------------------------------
 
