@@ -88,15 +88,17 @@ class Algorithm:
     changed seats, tables, guard or deadline since the last one).  Each algorithm
     counts its own nodes; the solver adds them up."""
 
+    rules2p: TwoPlayerRules
+    _tables: list[dict[int, list[int]]]
+    _danger: set[int]
+    clock: Callable[[], float]
+    _deadline: float
+    max_table: int
+
     def __init__(self, ctx: SearchContext) -> None:
         self.ctx = ctx
         self.nodes = 0
-        self.rules2p: TwoPlayerRules = ctx.rules
-        self._tables: list[dict[int, list[int]]] = ctx.tables
-        self._danger: set[int] = ctx.danger
-        self.clock: Callable[[], float] = ctx.clock
-        self._deadline = ctx.deadline
-        self.max_table = ctx.max_table
+        self.bind()
 
     def bind(self) -> None:
         """Copy what the hot loops read per node from the shared context."""
