@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ...core import (
     PHASE_NAMES,
@@ -46,33 +47,24 @@ defect 2: the whole list made every message grow with the session)."""
 
 
 LOG_CACHE = 100_000
-"""Log entries kept built (cleared when full): an entry is the same for every
-viewer and every later view of its hand, so each is built once, not once per
-view (issue 26, item 6: building the last 100 turns was most of a view's cost)."""
-_log_entries: dict[tuple[int, str], tuple[LogEntry, str]] = {}
+"""Bound of the views' caches (least recently used first out): a log entry, a
+card list, a move's notation are the same for every viewer and every later
+view, so each is built once, not once per view (issue 26, item 6: building the
+last 100 turns was most of a view's cost)."""
 
 
+@lru_cache(maxsize=LOG_CACHE)
 def _log_entry(code: int, by: str) -> tuple[LogEntry, str]:
     """The view of one turn of the log (its engine code and who chose it) and its
     JSON, built once."""
-    key = (code, by)
-    done = _log_entries.get(key)
-    if done is None:
-        seat, move, picked = decode_log_entry(code)
-        entry = LogEntry(
-            seat=seat,
-            move=str(move),
-            picked=format_cards(picked).split() if picked else [],
-            by=by,
-        )
-        done = (entry, entry.model_dump_json())
-        if len(_log_entries) >= LOG_CACHE:
-            _log_entries.clear()
-        _log_entries[key] = done
-    return done
-
-
-_card_lists: dict[int, list[str]] = {}
+    seat, move, picked = decode_log_entry(code)
+    entry = LogEntry(
+        seat=seat,
+        move=str(move),
+        picked=format_cards(picked).split() if picked else [],
+        by=by,
+    )
+    return entry, entry.model_dump_json()
 
 
 HAND_LOGS = 20_000
@@ -121,56 +113,37 @@ def _hand_log(codes: tuple[int, ...], by: Sequence[str]) -> tuple[list[LogEntry]
     return entries, texts
 
 
+@lru_cache(maxsize=LOG_CACHE)
 def _cards(mask: int) -> list[str]:
     """A set of cards as shown, in display order (a hand recurs in every view
-    until it changes: each is worked out once; the caller's model copies it)."""
-    cards = _card_lists.get(mask)
-    if cards is None:
-        cards = [format_card(c) for c in display_order(mask)]
-        if len(_card_lists) >= LOG_CACHE:
-            _card_lists.clear()
-        _card_lists[mask] = cards
-    return cards
+    until it changes; the caller's model copies the list)."""
+    return [format_card(c) for c in display_order(mask)]
 
 
-_move_texts: dict[Move, str] = {}
-
-
+@lru_cache(maxsize=LOG_CACHE)
 def _move_text(move: Move) -> str:
-    """A move's notation, worked out once per move (moves are interned): a hand
-    of twenty cards has hundreds of two-card turns, each in every view."""
-    text = _move_texts.get(move)
-    if text is None:
-        if len(_move_texts) >= LOG_CACHE:
-            _move_texts.clear()
-        text = _move_texts[move] = str(move)
-    return text
-
-
-_results: dict[tuple[int | None, Termination], ResultView] = {}
+    """A move's notation (moves are interned): a hand of twenty cards has
+    hundreds of two-card turns, each in every view."""
+    return str(move)
 
 
 def result_view(result: Outcome) -> ResultView:
     """A hand result as shown to everybody (one model per kind of result: the
     session's last ten are in every view)."""
-    key = (result.loser, result.termination)
-    done = _results.get(key)
-    if done is None:
-        done = _results[key] = _result_view(result)
-    return done
+    return _result_view(result.loser, result.termination)
 
 
-def _result_view(result: Outcome) -> ResultView:
-    why = result.termination
-    if result.loser is None:
+@lru_cache(maxsize=64)
+def _result_view(loser: int | None, why: Termination) -> ResultView:
+    if loser is None:
         text = "draw" + (" (last card beats the lead)" if why is Termination.LAST_CARD else "")
         if why.adjudicated:
             text = f"draw ({why.value.replace('_', ' ')})"
     else:
-        text = f"{seat_name(result.loser)} loses" + (
+        text = f"{seat_name(loser)} loses" + (
             " (action cap)" if why is Termination.ACTION_CAP else ""
         )
-    return ResultView(loser=result.loser, reason=why.value, text=text)
+    return ResultView(loser=loser, reason=why.value, text=text)
 
 
 def _visible_pile(obs: Observation) -> tuple[list[str], bool]:
